@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/migrations"
+	"github.com/orbit-loop/orbit/report"
+)
+
+func newCmdMigrate(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Show or apply the index's schema migrations",
+		Long: `The index schema is carried in the binary as goose migrations. Every command
+migrates the index when its schema version differs from the binary's, so these
+are for looking, or for migrating ahead of time.`,
+		Example: `  orbit migrate status
+  orbit migrate up`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(newCmdMigrateStatus(f, nil), newCmdMigrateUp(f, nil))
+	return cmd
+}
+
+type migrateOptions struct {
+	f    *Factory
+	JSON jsonFlag
+}
+
+func newCmdMigrateStatus(f *Factory, runF func(*migrateOptions) error) *cobra.Command {
+	opts := &migrateOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "status",
+		Short:   "List the migrations and whether each is applied",
+		Example: "  orbit migrate status\n  orbit migrate status --json",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return migrateStatusRun(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON, []string{"index_version", "binary_version", "migrations"})
+	return cmd
+}
+
+// openUnmigrated opens the index without migrating it.
+func openUnmigrated(ctx context.Context, f *Factory) (*db.Store, error) {
+	p, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	return db.Open(ctx, p.DB, db.Options{NoMigrate: true})
+}
+
+func migrateStatusRun(ctx context.Context, opts *migrateOptions) error {
+	f := opts.f
+	store, err := openUnmigrated(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	v, err := store.UserVersion(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := store.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON.on {
+		return opts.JSON.write(f.IO.Out, struct {
+			Index      int64                `json:"index_version"`
+			Binary     int64                `json:"binary_version"`
+			Migrations []db.MigrationStatus `json:"migrations"`
+		}{v, migrations.Version, st})
+	}
+	fmt.Fprintf(f.IO.ErrOut, "index schema v%d, binary schema v%d\n", v, migrations.Version)
+	t := &report.Table{Header: []string{"VERSION", "MIGRATION", "STATE", "APPLIED AT"}}
+	for _, m := range st {
+		state, at := "pending", ""
+		if m.Applied {
+			state = "applied"
+			if !m.AppliedAt.IsZero() {
+				at = m.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+			}
+		}
+		t.Append(strconv.FormatInt(m.Version, 10), m.Name, state, at)
+	}
+	return t.Render(f.IO.Out, f.IO.OutTTY)
+}
+
+func newCmdMigrateUp(f *Factory, runF func(*migrateOptions) error) *cobra.Command {
+	opts := &migrateOptions{f: f}
+	cmd := &cobra.Command{
+		Use:     "up",
+		Short:   "Apply pending migrations",
+		Example: "  orbit migrate up",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return migrateUpRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func migrateUpRun(ctx context.Context, opts *migrateOptions) error {
+	f := opts.f
+	store, err := openUnmigrated(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	applied, err := store.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		fmt.Fprintf(f.IO.Out, "index schema is current (v%d)\n", migrations.Version)
+		return nil
+	}
+	for _, m := range applied {
+		fmt.Fprintf(f.IO.Out, "applied %s\n", m.Name)
+	}
+	fmt.Fprintf(f.IO.Out, "index schema is now v%d\n", migrations.Version)
+	return nil
+}

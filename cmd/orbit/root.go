@@ -1,0 +1,84 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newCmdRoot(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "orbit <command>",
+		Short: "The governance journal of autonomous agent loops",
+		Long: `orbit records every decision an agent loop makes in an append-only journal
+(.claude/ceo-loop-decisions.jsonl), learns later whether each was right, and
+answers what the loop needs before its next decision.
+
+The journal files are the truth; .claude/orbit.db is an index derived from
+them, rebuilt whenever it is missing or unreadable.`,
+		Example: `  orbit init                      # start a project here
+  orbit import old-journal.jsonl  # bring in an existing journal
+  orbit log --limit 10            # the latest decisions
+  orbit verify                    # journal and index agree?
+  orbit demo                      # everything, on sample data`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       version(),
+	}
+	cmd.PersistentFlags().StringVar(&f.RootFlag, "root", "", "project root (default: nearest directory up holding .claude/ or .orbit/; env ORBIT_ROOT)")
+	cmd.PersistentFlags().StringVar(&f.DBFlag, "db", "", "index path (default: <root>/.claude/orbit.db; env ORBIT_DB)")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
+	cmd.CompletionOptions.HiddenDefaultCmd = true
+	cmd.AddCommand(
+		newCmdInit(f, nil),
+		newCmdImport(f, nil),
+		newCmdExport(f, nil),
+		newCmdLog(f, nil),
+		newCmdSync(f, nil),
+		newCmdRebuild(f, nil),
+		newCmdVerify(f, nil),
+		newCmdMigrate(f),
+		newCmdDemo(f, nil),
+	)
+	return cmd
+}
+
+// version is the module version the binary was built from.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return flagErrorf("expected %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return flagErrorf("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// oneOf checks a flag value against its allowed values.
+func oneOf(flag, v string, allowed []string) error {
+	if v == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return flagErrorf("--%s %q is not allowed (allowed: %s)", flag, v, strings.Join(allowed, ", "))
+}

@@ -1,0 +1,344 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// FileState is the sync state of one authoritative file.
+type FileState struct {
+	ID           int64  `db:"id"`
+	Path         string `db:"path"`
+	Kind         string `db:"kind"`
+	Dev          int64  `db:"dev"`
+	Ino          int64  `db:"ino"`
+	Size         int64  `db:"size"`
+	MtimeNS      int64  `db:"mtime_ns"`
+	SyncedOffset int64  `db:"synced_offset"`
+	SyncedLines  int64  `db:"synced_lines"`
+	TailHash     string `db:"tail_hash"`
+	LastTSNS     int64  `db:"last_ts_ns"`
+	TornLine     int64  `db:"torn_line"`
+	TornSize     int64  `db:"torn_size"`
+	SyncedAt     string `db:"synced_at"`
+}
+
+// DecisionRow is a decision as the index stores it.
+type DecisionRow struct {
+	Seq          int64           `db:"seq"`
+	ID           string          `db:"id"`
+	FileID       int64           `db:"file_id"`
+	Line         int64           `db:"line"`
+	LineEnd      int64           `db:"line_end"`
+	ByteOffset   int64           `db:"byte_offset"`
+	Iteration    int64           `db:"iteration"`
+	TS           string          `db:"ts"`
+	TSNS         sql.NullInt64   `db:"ts_ns"`
+	Tier         string          `db:"tier"`
+	Depth        string          `db:"depth"`
+	Category     string          `db:"category"`
+	Input        string          `db:"input"`
+	Decision     string          `db:"decision"`
+	Reason       string          `db:"reason"`
+	NextAction   string          `db:"next_action"`
+	Verification string          `db:"verification"`
+	RetroPrevID  sql.NullString  `db:"retro_prev_id"`
+	RetroOutcome string          `db:"retro_outcome"`
+	Confidence   sql.NullFloat64 `db:"confidence"`
+	Requestor    string          `db:"requestor"`
+	Context      string          `db:"context"`
+	Raw          string          `db:"raw"`
+	// Outcome is the current outcome (read only): the latest event's, or
+	// PENDING.
+	Outcome string `db:"outcome"`
+}
+
+// EventRow is an outcome event.
+type EventRow struct {
+	Seq        int64  `db:"seq"`
+	DecisionID string `db:"decision_id"`
+	Outcome    string `db:"outcome"`
+	AtNS       int64  `db:"at_ns"`
+	SrcRank    int64  `db:"src_rank"`
+	TS         string `db:"ts"`
+	Evidence   string `db:"evidence"`
+	FileID     int64  `db:"file_id"`
+	Line       int64  `db:"line"`
+	RecordedBy string `db:"recorded_by"`
+	// Raw is the line's text for events read from the retrograde journal
+	// (empty for a decision line's retrograde field).
+	Raw string `db:"raw"`
+}
+
+// FindingRow is a line that was rejected (error) or accepted with a remark
+// (warning).
+type FindingRow struct {
+	Seq        int64  `db:"seq"`
+	FileID     int64  `db:"file_id"`
+	Line       int64  `db:"line"`
+	LineEnd    int64  `db:"line_end"`
+	ByteOffset int64  `db:"byte_offset"`
+	Length     int64  `db:"length"`
+	Severity   string `db:"severity"`
+	Code       string `db:"code"`
+	RecordID   string `db:"record_id"`
+	Message    string `db:"message"`
+	Excerpt    string `db:"excerpt"`
+}
+
+const fileCols = `id, path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, synced_at`
+
+// FileState returns the sync state of path, or found=false.
+func (tx *Tx) FileState(ctx context.Context, path string) (FileState, bool, error) {
+	return fileState(ctx, tx, path)
+}
+
+// FileState returns the sync state of path outside any transaction: the one
+// read the hook path makes when nothing changed.
+func (s *Store) FileState(ctx context.Context, path string) (FileState, bool, error) {
+	return fileState(ctx, s.DB, path)
+}
+
+func fileState(ctx context.Context, q sqlx.QueryerContext, path string) (st FileState, found bool, err error) {
+	err = sqlx.GetContext(ctx, q, &st, `SELECT `+fileCols+` FROM journal_files WHERE path = ?`, path)
+	if isNoRows(err) {
+		return FileState{Path: path}, false, nil
+	}
+	if err != nil {
+		return st, false, fmt.Errorf("read sync state of %s: %w", path, err)
+	}
+	return st, true, nil
+}
+
+// SaveFileState inserts or updates st, setting st.ID on insert.
+func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
+	if st.ID == 0 {
+		res, err := tx.NamedExecContext(ctx, `INSERT INTO journal_files (path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, synced_at)
+			VALUES (:path, :kind, :dev, :ino, :size, :mtime_ns, :synced_offset, :synced_lines, :tail_hash, :last_ts_ns, :torn_line, :torn_size, :synced_at)`, st)
+		if err != nil {
+			return fmt.Errorf("record sync state of %s: %w", st.Path, err)
+		}
+		st.ID, err = res.LastInsertId()
+		return err
+	}
+	_, err := tx.NamedExecContext(ctx, `UPDATE journal_files SET kind = :kind, dev = :dev, ino = :ino, size = :size, mtime_ns = :mtime_ns,
+		synced_offset = :synced_offset, synced_lines = :synced_lines, tail_hash = :tail_hash, last_ts_ns = :last_ts_ns,
+		torn_line = :torn_line, torn_size = :torn_size, synced_at = :synced_at WHERE id = :id`, st)
+	if err != nil {
+		return fmt.Errorf("record sync state of %s: %w", st.Path, err)
+	}
+	return nil
+}
+
+const insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO NOTHING`
+
+// InsertDecision adds d and its full-text entry. It reports false, and
+// changes nothing, when a decision with the same id is already indexed.
+func (tx *Tx) InsertDecision(ctx context.Context, d *DecisionRow) (bool, error) {
+	st, err := tx.stmt(ctx, insertDecision)
+	if err != nil {
+		return false, err
+	}
+	res, err := st.ExecContext(ctx, d.ID, d.FileID, d.Line, d.LineEnd, d.ByteOffset, d.Iteration, d.TS, d.TSNS, d.Tier, d.Depth,
+		d.Category, d.Input, d.Decision, d.Reason, d.NextAction, d.Verification, d.RetroPrevID, d.RetroOutcome, d.Confidence,
+		d.Requestor, d.Context, d.Raw)
+	if err != nil {
+		return false, fmt.Errorf("index decision %s: %w", d.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	d.Seq, err = res.LastInsertId()
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// IndexText adds the full-text entries of the decisions after mark: one
+// statement per sync batch rather than one per decision.
+func (tx *Tx) IndexText(ctx context.Context, mark int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decisions_fts (rowid, input, reason, next_action, context)
+		SELECT seq, input, reason, next_action, context FROM decisions WHERE seq > ?`, mark)
+	if err != nil {
+		return fmt.Errorf("index decision text: %w", err)
+	}
+	return nil
+}
+
+// DecisionLocation returns where an indexed decision stands.
+func (tx *Tx) DecisionLocation(ctx context.Context, id string) (path string, line int64, err error) {
+	err = tx.QueryRowxContext(ctx, `SELECT f.path, d.line FROM decisions d JOIN journal_files f ON f.id = d.file_id WHERE d.id = ?`, id).Scan(&path, &line)
+	if err != nil {
+		return "", 0, fmt.Errorf("locate decision %s: %w", id, err)
+	}
+	return path, line, nil
+}
+
+// DecisionExists reports whether id is indexed.
+func (tx *Tx) DecisionExists(ctx context.Context, id string) (bool, error) {
+	st, err := tx.stmt(ctx, `SELECT EXISTS (SELECT 1 FROM decisions WHERE id = ?)`)
+	if err != nil {
+		return false, err
+	}
+	var ok bool
+	if err := st.QueryRowxContext(ctx, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look up decision %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+const insertEvent = `INSERT INTO outcome_events (decision_id, outcome, at_ns, src_rank, ts, evidence, file_id, line, recorded_by, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// InsertEvent appends an outcome event.
+func (tx *Tx) InsertEvent(ctx context.Context, e *EventRow) error {
+	st, err := tx.stmt(ctx, insertEvent)
+	if err != nil {
+		return err
+	}
+	res, err := st.ExecContext(ctx, e.DecisionID, e.Outcome, e.AtNS, e.SrcRank, e.TS, e.Evidence, e.FileID, e.Line, e.RecordedBy, e.Raw)
+	if err != nil {
+		return fmt.Errorf("index outcome of %s: %w", e.DecisionID, err)
+	}
+	e.Seq, err = res.LastInsertId()
+	return err
+}
+
+const insertFinding = `INSERT INTO findings (file_id, line, line_end, byte_offset, length, severity, code, record_id, message, excerpt)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// InsertFinding records a rejected line or a remark about an accepted one.
+func (tx *Tx) InsertFinding(ctx context.Context, f *FindingRow) error {
+	st, err := tx.stmt(ctx, insertFinding)
+	if err != nil {
+		return err
+	}
+	if _, err := st.ExecContext(ctx, f.FileID, f.Line, f.LineEnd, f.ByteOffset, f.Length, f.Severity, f.Code, f.RecordID, f.Message, f.Excerpt); err != nil {
+		return fmt.Errorf("record finding at line %d: %w", f.Line, err)
+	}
+	return nil
+}
+
+// Marks returns the highest decision and outcome event sequence numbers,
+// the marks IndexText and RefreshOutcomes take.
+func (tx *Tx) Marks(ctx context.Context) (decision, event int64, err error) {
+	err = tx.QueryRowxContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM decisions), (SELECT coalesce(max(seq), 0) FROM outcome_events)`).Scan(&decision, &event)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read index marks: %w", err)
+	}
+	return decision, event, nil
+}
+
+// RefreshOutcomes folds the events added after mark into the current
+// outcomes: an event replaces the current one when it is later in
+// (at_ns, src_rank, line) order. One statement per batch.
+func (tx *Tx) RefreshOutcomes(ctx context.Context, mark int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, outcome, event_seq, at_ns, src_rank, line)
+		SELECT decision_id, outcome, seq, at_ns, src_rank, line FROM outcome_events WHERE seq > ?
+		ON CONFLICT (decision_id) DO UPDATE SET outcome = excluded.outcome, event_seq = excluded.event_seq,
+			at_ns = excluded.at_ns, src_rank = excluded.src_rank, line = excluded.line
+		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (decision_outcomes.at_ns, decision_outcomes.src_rank, decision_outcomes.line)`, mark)
+	if err != nil {
+		return fmt.Errorf("refresh outcomes: %w", err)
+	}
+	return nil
+}
+
+// ResetFile forgets everything indexed from one file, so it can be read again
+// from its first byte.
+func (tx *Tx) ResetFile(ctx context.Context, fileID int64) error {
+	stmts := []string{
+		// External-content FTS: delete each entry with the values it indexed.
+		`INSERT INTO decisions_fts (decisions_fts, rowid, input, reason, next_action, context)
+			SELECT 'delete', seq, input, reason, next_action, context FROM decisions WHERE file_id = ?`,
+		`DELETE FROM decisions WHERE file_id = ?`,
+		`DELETE FROM outcome_events WHERE file_id = ?`,
+		`DELETE FROM findings WHERE file_id = ?`,
+		`UPDATE journal_files SET size = 0, mtime_ns = 0, synced_offset = 0, synced_lines = 0, tail_hash = '', last_ts_ns = 0, torn_line = 0, torn_size = 0 WHERE id = ?`,
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
+			return fmt.Errorf("reset file %d: %w", fileID, err)
+		}
+	}
+	// Current outcomes are recomputed from the events that remain.
+	for _, q := range []string{
+		`DELETE FROM decision_outcomes`,
+		`INSERT INTO decision_outcomes (decision_id, outcome, event_seq, at_ns, src_rank, line)
+			SELECT decision_id, outcome, seq, at_ns, src_rank, line FROM (
+				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
+				FROM outcome_events) WHERE rn = 1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("reset file %d: %w", fileID, err)
+		}
+	}
+	return nil
+}
+
+// RawFrom returns the text of every record indexed from a file at or after
+// line, in file order.
+func (tx *Tx) RawFrom(ctx context.Context, fileID, line int64) ([]string, error) {
+	var raws []string
+	err := tx.SelectContext(ctx, &raws, `SELECT raw FROM (
+			SELECT line, raw FROM decisions WHERE file_id = ?1 AND line >= ?2
+			UNION ALL SELECT line, raw FROM outcome_events WHERE file_id = ?1 AND line >= ?2 AND src_rank = 1)
+		ORDER BY line`, fileID, line)
+	if err != nil {
+		return nil, fmt.Errorf("read records from line %d: %w", line, err)
+	}
+	return raws, nil
+}
+
+// IndexedLine is one non-blank line of a file as the index remembers it: a
+// record (kind "record") with its text, or a rejected line (kind "rejected")
+// with the start of its text.
+type IndexedLine struct {
+	Line     int64  `db:"line"`
+	Kind     string `db:"kind"`
+	Text     string `db:"text"`
+	RecordID string `db:"record_id"`
+}
+
+// EachIndexedLine calls fn for every line indexed from a file, in file
+// order, streaming (a 1M-line journal is never held in memory).
+func (s *Store) EachIndexedLine(ctx context.Context, fileID int64, fn func(IndexedLine) error) error {
+	rows, err := s.DB.QueryxContext(ctx, `SELECT line, kind, text, record_id FROM (
+			SELECT line, 'record' AS kind, raw AS text, id AS record_id FROM decisions WHERE file_id = ?1
+			UNION ALL SELECT line, 'record', raw, decision_id FROM outcome_events WHERE file_id = ?1 AND src_rank = 1
+			UNION ALL SELECT line, 'rejected', excerpt, record_id FROM findings WHERE file_id = ?1 AND severity = 'error')
+		ORDER BY line`, fileID)
+	if err != nil {
+		return fmt.Errorf("read indexed lines: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var l IndexedLine
+		if err := rows.StructScan(&l); err != nil {
+			return fmt.Errorf("read indexed lines: %w", err)
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// OrphanEvents returns the events added after mark whose decision is not
+// indexed.
+func (tx *Tx) OrphanEvents(ctx context.Context, mark int64) ([]EventRow, error) {
+	var out []EventRow
+	err := tx.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line, e.recorded_by, e.raw
+		FROM outcome_events e WHERE e.seq > ? AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = e.decision_id)`, mark)
+	if err != nil {
+		return nil, fmt.Errorf("check outcome events: %w", err)
+	}
+	return out, nil
+}

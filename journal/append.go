@@ -1,0 +1,98 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/orbit-loop/orbit/flock"
+)
+
+// Appender writes whole lines to the end of a journal while holding an
+// exclusive flock on it. It never rewrites a past byte: the descriptor is
+// O_APPEND, each call is one write(2) of whole lines, then fsync.
+type Appender struct {
+	f       *os.File
+	path    string
+	created bool
+}
+
+// OpenAppender opens path for appending (creating it and its directory if
+// absent) and locks it. Close unlocks it. Other appenders, orbit's or any
+// tool's that takes flock, wait until then.
+func OpenAppender(path string) (*Appender, error) {
+	_, statErr := os.Stat(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("append %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("append %s: %w", path, err)
+	}
+	if err := flock.Lock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Appender{f: f, path: path, created: errors.Is(statErr, os.ErrNotExist)}, nil
+}
+
+// Append writes lines, which must each end in a newline, in one write and
+// fsyncs the file. If the file does not end in a newline (a torn fragment
+// left by a write cut short), the write starts with one, so that the fragment
+// stays on a line of its own and never swallows the first new record.
+func (a *Appender) Append(lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if lines[len(lines)-1] != '\n' {
+		return fmt.Errorf("append %s: data does not end with a newline", a.path)
+	}
+	fresh, err := a.endsFresh()
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		lines = append([]byte{'\n'}, lines...)
+	}
+	if _, err := a.f.Write(lines); err != nil {
+		return fmt.Errorf("append %s: %w", a.path, err)
+	}
+	if err := a.f.Sync(); err != nil {
+		return fmt.Errorf("append %s: fsync: %w", a.path, err)
+	}
+	if a.created {
+		a.created = false
+		if err := syncDir(filepath.Dir(a.path)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endsFresh reports whether the file is empty or ends in a newline.
+func (a *Appender) endsFresh() (bool, error) {
+	fi, err := a.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("append %s: %w", a.path, err)
+	}
+	if fi.Size() == 0 {
+		return true, nil
+	}
+	var last [1]byte
+	if _, err := a.f.ReadAt(last[:], fi.Size()-1); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("append %s: %w", a.path, err)
+	}
+	return bytes.Equal(last[:], []byte{'\n'}), nil
+}
+
+// Close releases the lock and closes the file.
+func (a *Appender) Close() error {
+	uerr := flock.Unlock(a.f)
+	if err := a.f.Close(); err != nil && uerr == nil {
+		uerr = fmt.Errorf("append %s: %w", a.path, err)
+	}
+	return uerr
+}

@@ -1,0 +1,257 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"slices"
+)
+
+// importFlushRecords bounds how many accepted records import holds before it
+// appends them to the journal and syncs them: memory stays flat whatever the
+// size of the file, and ids already imported are found in the index.
+const importFlushRecords = 10000
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// DryRun reads and checks everything and writes nothing.
+	DryRun bool
+	// Progress, if set, is called as each source file is read.
+	Progress func(file string, done, total int64)
+}
+
+// ImportFile is what import did with one source file.
+type ImportFile struct {
+	Path      string `json:"path"`
+	Records   int    `json:"records"`
+	Appended  int    `json:"appended"`
+	Skipped   int    `json:"skipped"`
+	Conflicts int    `json:"conflicts"`
+	Rejected  int    `json:"rejected"`
+}
+
+// ImportReport is what import did.
+type ImportReport struct {
+	Files []*ImportFile `json:"files"`
+	// Problems are the rejected lines and conflicts, located in the source
+	// files.
+	Problems []Problem `json:"problems"`
+	// Sync is what the syncs of the appended lines found, located in the
+	// journal.
+	Sync SyncReport `json:"-"`
+}
+
+// Failed reports whether any line was rejected or conflicted.
+func (r ImportReport) Failed() bool {
+	for _, f := range r.Files {
+		if f.Rejected > 0 || f.Conflicts > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Import adds the decision records of other JSONL journals to this project's
+// journal: appended to the authoritative file under its lock, then synced. A
+// record whose id is already present with the same content is skipped; the
+// same id with different content is a conflict and is not appended. Invalid
+// lines are reported by file:line and the valid ones still import.
+func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions) (ImportReport, error) {
+	var rep ImportReport
+	im := importer{ix: ix, opts: opts, rep: &rep, seen: map[string]seenRecord{}}
+	if !opts.DryRun {
+		app, err := OpenAppender(ix.Project.Path(ix.decisionsFile()))
+		if err != nil {
+			return rep, err
+		}
+		defer app.Close()
+		im.app = app
+	}
+	// Catch up under the lock, so that ids appended by others are known.
+	if err := im.sync(ctx); err != nil {
+		return rep, err
+	}
+	for _, p := range paths {
+		if err := im.file(ctx, p); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func (ix *Index) decisionsFile() string {
+	for _, f := range ix.Files {
+		if f.Kind == KindDecisions {
+			return f.Path
+		}
+	}
+	return DefaultFiles[0].Path
+}
+
+type importer struct {
+	ix   *Index
+	opts ImportOptions
+	rep  *ImportReport
+	app  *Appender
+	// batch holds records read but not yet resolved against the index.
+	batch []candidate
+	// seen maps the ids accepted in a dry run to their text and place (in a
+	// real run they are in the index after each flush).
+	seen map[string]seenRecord
+}
+
+// candidate is a valid record of a source file, not yet checked for its id.
+type candidate struct {
+	file *ImportFile
+	c    Chunk
+	id   string
+	line string
+}
+
+type seenRecord struct {
+	text, where string
+}
+
+func (im *importer) sync(ctx context.Context) error {
+	rep, err := im.ix.Sync(ctx, SyncOptions{})
+	im.rep.Sync.Decisions += rep.Decisions
+	im.rep.Sync.Events += rep.Events
+	im.rep.Sync.Problems = append(im.rep.Sync.Problems, rep.Problems...)
+	im.rep.Sync.Torn = append(im.rep.Sync.Torn, rep.Torn...)
+	im.rep.Sync.Rewritten = append(im.rep.Sync.Rewritten, rep.Rewritten...)
+	im.rep.Sync.Recovered = append(im.rep.Sync.Recovered, rep.Recovered...)
+	return err
+}
+
+// flush resolves the batch against the index (one query), appends the
+// records that are new in one write, and syncs them.
+func (im *importer) flush(ctx context.Context) error {
+	if len(im.batch) == 0 {
+		return nil
+	}
+	ids := make([]string, len(im.batch))
+	for i, c := range im.batch {
+		ids[i] = c.id
+	}
+	indexed, err := im.ix.Store.DecisionsByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	inBatch := map[string]seenRecord{}
+	for _, c := range im.batch {
+		prev, found := im.seen[c.id]
+		if !found {
+			prev, found = inBatch[c.id]
+		}
+		if !found {
+			if r, ok := indexed[c.id]; ok {
+				prev, found = seenRecord{text: r.Raw, where: fmt.Sprintf("%s:%d", im.ix.decisionsFile(), r.Line)}, true
+			}
+		}
+		if found {
+			if sameRecord(prev.text, c.line) {
+				c.file.Skipped++
+				continue
+			}
+			c.file.Conflicts++
+			im.rep.Problems = append(im.rep.Problems, Problem{File: c.file.Path, Line: c.c.Line, LineEnd: c.c.LineEnd, Severity: SevError, Code: CodeConflict, RecordID: c.id,
+				Message: fmt.Sprintf("id %q is already in the journal (%s) with different content; not imported", c.id, prev.where)})
+			continue
+		}
+		c.file.Appended++
+		here := seenRecord{text: c.line, where: fmt.Sprintf("%s:%d", c.file.Path, c.c.Line)}
+		if im.opts.DryRun {
+			im.seen[c.id] = here
+			continue
+		}
+		inBatch[c.id] = here
+		buf.WriteString(c.line)
+		buf.WriteByte('\n')
+	}
+	im.batch = im.batch[:0]
+	if buf.Len() == 0 {
+		return nil
+	}
+	if err := im.app.Append(buf.Bytes()); err != nil {
+		return err
+	}
+	return im.sync(ctx)
+}
+
+func (im *importer) file(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("import %s: not a regular file", path)
+	}
+	first := len(im.rep.Problems)
+	fr := &ImportFile{Path: path}
+	im.rep.Files = append(im.rep.Files, fr)
+	r := NewReader(f, path, 0, 0)
+	r.AcceptUnterminated = true
+	n := 0
+	err = produce(ctx, r, KindDecisions, math.MaxInt, func(p *parsed) error {
+		c := p.c
+		if n++; im.opts.Progress != nil && n%1024 == 0 {
+			im.opts.Progress(path, c.End(), fi.Size())
+		}
+		switch c.Kind {
+		case Blank:
+			return nil
+		case Bad:
+			fr.Rejected++
+			im.rep.Problems = append(im.rep.Problems, *c.Err)
+			return nil
+		}
+		fr.Records++
+		for _, w := range c.Warnings {
+			im.rep.Problems = append(im.rep.Problems, w)
+		}
+		if p.bad != nil {
+			fr.Rejected++
+			im.rep.Problems = append(im.rep.Problems, p.bad.at(path, c, ""))
+			return nil
+		}
+		c.Text = nil
+		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.dec.ID, line: compactLine(string(p.c.Text))})
+		if len(im.batch) >= importFlushRecords {
+			return im.flush(ctx)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
+	}
+	if im.opts.Progress != nil {
+		im.opts.Progress(path, fi.Size(), fi.Size())
+	}
+	err = im.flush(ctx)
+	// Conflicts are found at flush time: put this file's problems in line order.
+	slices.SortStableFunc(im.rep.Problems[first:], func(a, b Problem) int { return a.Line - b.Line })
+	return err
+}
+
+// sameRecord reports whether two record texts hold the same JSON object,
+// whatever their spacing or field order.
+func sameRecord(a, b string) bool {
+	if a == b || compactLine(a) == compactLine(b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

@@ -1,0 +1,66 @@
+package journal
+
+import "fmt"
+
+// Severity says whether a problem stopped a record from being indexed.
+type Severity string
+
+const (
+	// SevError: the record was rejected. Its bytes stay in the file; the index
+	// records the rejection so that verify and reports count it.
+	SevError Severity = "error"
+	// SevWarning: the record was indexed, with a remark.
+	SevWarning Severity = "warning"
+)
+
+// Problem codes, stable for scripts (`orbit verify --json`).
+const (
+	CodeJSON      = "invalid-json"
+	CodeTorn      = "torn"
+	CodeNotObject = "not-object"
+	CodeType      = "wrong-type"
+	CodeEnum      = "unknown-value"
+	CodeMissing   = "missing-field"
+	CodeRange     = "out-of-range"
+	CodeDuplicate = "duplicate-id"
+	CodeTooLong   = "line-too-long"
+	CodeUTF8      = "invalid-utf8"
+	CodeNUL       = "nul-byte"
+	CodeTS        = "ts-not-rfc3339"
+	CodeMultiline = "multi-line-record"
+	CodeBOM       = "byte-order-mark"
+	CodeUnknownID = "unknown-decision"
+	CodeOrphan    = "retrograde-without-id"
+	CodeConflict  = "conflict"
+)
+
+// Problem is one thing wrong with a stretch of a file, located by line.
+type Problem struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	LineEnd  int      `json:"line_end"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	RecordID string   `json:"record_id,omitempty"`
+	Message  string   `json:"message"`
+}
+
+// Error formats the problem as file:line: message (file:line-end for a record
+// spanning several lines).
+func (p Problem) Error() string {
+	loc := fmt.Sprintf("%s:%d", p.File, p.Line)
+	if p.LineEnd > p.Line {
+		loc = fmt.Sprintf("%s:%d-%d", p.File, p.Line, p.LineEnd)
+	}
+	if p.Severity == SevWarning {
+		return loc + ": warning: " + p.Message
+	}
+	return loc + ": " + p.Message
+}
+
+// Benign reports whether the problem does not make a journal inconsistent: a
+// warning, or a torn fragment left by a write cut short (kept in the file,
+// never indexed).
+func (p Problem) Benign() bool {
+	return p.Severity == SevWarning || p.Code == CodeTorn
+}

@@ -1,0 +1,103 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// parsed is a chunk with its record decoded.
+type parsed struct {
+	c     Chunk
+	kind  string
+	dec   Parsed
+	out   ParsedOutcome
+	warns []remark
+	bad   *remark
+}
+
+// decode parses a record chunk as the file's kind of record.
+func decode(c Chunk, kind string) parsed {
+	p := parsed{c: c, kind: kind}
+	if c.Kind != Record {
+		return p
+	}
+	if kind == KindRetro {
+		p.out, p.warns, p.bad = ParseOutcome(c.Text)
+	} else {
+		p.dec, p.warns, p.bad = ParseDecision(c.Text)
+	}
+	return p
+}
+
+// produceBatch is how many decoded chunks travel together between the
+// goroutines.
+const produceBatch = 256
+
+// produce reads up to limit chunks from r and decodes them on its own
+// goroutine, while fn consumes them in order on the caller's: on two cores,
+// JSON decoding overlaps the SQLite inserts. A Pending chunk is passed last.
+// It returns fn's first error, or the reader's.
+func produce(ctx context.Context, r *Reader, kind string, limit int, fn func(*parsed) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	// Room for the decoder to run a whole import flush ahead of the inserts.
+	ch := make(chan []parsed, importFlushRecords/produceBatch+1)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(ch)
+		errc <- func() error {
+			batch := make([]parsed, 0, produceBatch)
+			send := func() bool {
+				select {
+				case ch <- batch:
+					batch = make([]parsed, 0, produceBatch)
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			for n := 0; n < limit; n++ {
+				c, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					send()
+					return err
+				}
+				batch = append(batch, decode(c, kind))
+				if c.Kind == Pending {
+					break
+				}
+				if len(batch) == produceBatch && !send() {
+					return ctx.Err()
+				}
+			}
+			if len(batch) > 0 {
+				send()
+			}
+			return nil
+		}()
+	}()
+	var ferr error
+	for batch := range ch {
+		if ferr != nil {
+			continue
+		}
+		for i := range batch {
+			if ferr = fn(&batch[i]); ferr != nil {
+				cancel()
+				break
+			}
+		}
+	}
+	cancel()
+	perr := <-errc
+	if ferr != nil {
+		return ferr
+	}
+	if errors.Is(perr, context.Canceled) {
+		return nil
+	}
+	return perr
+}

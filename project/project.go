@@ -1,0 +1,88 @@
+// Package project owns where orbit's files live: finding the project root the
+// way git finds .git, and the paths of the authoritative files and the index
+// inside it.
+package project
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Paths of orbit's files, relative to the project root. The first five are
+// seed 000's; orbit adds the retrograde journal, the index and the hook log.
+const (
+	DecisionsFile = ".claude/ceo-loop-decisions.jsonl"
+	StateFile     = ".claude/ceo-loop-state.json"
+	ProgressFile  = ".claude/ceo-loop-progress.md"
+	PendingFile   = ".claude/ceo-decisions-pending.json"
+	RetroFile     = ".claude/ceo-loop-retrograde.jsonl"
+	IndexFile     = ".claude/orbit.db"
+	HookLogFile   = ".claude/orbit-hook.log"
+)
+
+// ErrNotFound is returned when no project encloses a directory.
+var ErrNotFound = errors.New("not inside an orbit project")
+
+// Project is a project root and the index that serves it.
+type Project struct {
+	Root string
+	// DB is the index path; IndexFile under Root unless overridden.
+	DB string
+}
+
+// New returns the project rooted at root, with its index at db ("" for the
+// default).
+func New(root, db string) (Project, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Project{}, fmt.Errorf("project root %s: %w", root, err)
+	}
+	p := Project{Root: abs, DB: db}
+	if p.DB == "" {
+		p.DB = filepath.Join(abs, IndexFile)
+	} else if p.DB, err = filepath.Abs(db); err != nil {
+		return Project{}, fmt.Errorf("index path %s: %w", db, err)
+	}
+	return p, nil
+}
+
+// Path returns the absolute path of a file given relative to the root.
+func (p Project) Path(rel string) string { return filepath.Join(p.Root, rel) }
+
+// Find walks up from dir to the first directory that holds .orbit/ or
+// .claude/, like git finds .git. The home directory's .claude/ (Claude Code's
+// own settings) counts only when it holds orbit's files, so that running
+// orbit anywhere under $HOME does not quietly use $HOME as a project.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find project from %s: %w", dir, err)
+	}
+	home, _ := os.UserHomeDir()
+	for d := abs; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, ".orbit")) {
+			return d, nil
+		}
+		if isDir(filepath.Join(d, ".claude")) {
+			if d != home || exists(filepath.Join(d, DecisionsFile)) || exists(filepath.Join(d, IndexFile)) {
+				return d, nil
+			}
+		}
+		if parent := filepath.Dir(d); parent == d {
+			break
+		}
+	}
+	return "", fmt.Errorf("%w: no .claude/ or .orbit/ in %s or any parent (run `orbit init`, or pass --root)", ErrNotFound, abs)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
