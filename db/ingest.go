@@ -50,6 +50,7 @@ type DecisionRow struct {
 	Confidence   sql.NullFloat64 `db:"confidence"`
 	Requestor    string          `db:"requestor"`
 	Context      string          `db:"context"`
+	RequestID    string          `db:"request_id"`
 	Raw          string          `db:"raw"`
 	// Outcome is the current outcome (read only): the latest event's, or
 	// PENDING.
@@ -134,8 +135,8 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 }
 
 const insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
-	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, raw)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO NOTHING`
 
 // InsertDecision adds d and its full-text entry. It reports false, and
@@ -147,7 +148,7 @@ func (tx *Tx) InsertDecision(ctx context.Context, d *DecisionRow) (bool, error) 
 	}
 	res, err := st.ExecContext(ctx, d.ID, d.FileID, d.Line, d.LineEnd, d.ByteOffset, d.Iteration, d.TS, d.TSNS, d.Tier, d.Depth,
 		d.Category, d.Input, d.Decision, d.Reason, d.NextAction, d.Verification, d.RetroPrevID, d.RetroOutcome, d.Confidence,
-		d.Requestor, d.Context, d.Raw)
+		d.Requestor, d.Context, d.RequestID, d.Raw)
 	if err != nil {
 		return false, fmt.Errorf("index decision %s: %w", d.ID, err)
 	}
@@ -236,15 +237,22 @@ func (tx *Tx) Marks(ctx context.Context) (decision, event int64, err error) {
 	return decision, event, nil
 }
 
-// RefreshOutcomes folds the events added after mark into the current
-// outcomes: an event replaces the current one when it is later in
-// (at_ns, src_rank, line) order. One statement per batch.
-func (tx *Tx) RefreshOutcomes(ctx context.Context, mark int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, outcome, event_seq, at_ns, src_rank, line)
-		SELECT decision_id, outcome, seq, at_ns, src_rank, line FROM outcome_events WHERE seq > ?
+// RefreshOutcomes folds the events added after eventMark into the current
+// outcomes (an event replaces the current one when it is later in
+// (at_ns, src_rank, line) order), and attaches waiting outcomes to the
+// decisions added after decisionMark. Two statements per batch.
+func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = (SELECT d.seq FROM decisions d WHERE d.id = decision_outcomes.decision_id)
+		WHERE decision_seq IS NULL AND EXISTS (SELECT 1 FROM decisions d WHERE d.id = decision_outcomes.decision_id AND d.seq > ?)`, decisionMark)
+	if err != nil {
+		return fmt.Errorf("refresh outcomes: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
+		SELECT e.decision_id, (SELECT d.seq FROM decisions d WHERE d.id = e.decision_id), e.outcome, e.seq, e.at_ns, e.src_rank, e.line
+		FROM outcome_events e WHERE e.seq > ?
 		ON CONFLICT (decision_id) DO UPDATE SET outcome = excluded.outcome, event_seq = excluded.event_seq,
 			at_ns = excluded.at_ns, src_rank = excluded.src_rank, line = excluded.line
-		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (decision_outcomes.at_ns, decision_outcomes.src_rank, decision_outcomes.line)`, mark)
+		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (decision_outcomes.at_ns, decision_outcomes.src_rank, decision_outcomes.line)`, eventMark)
 	if err != nil {
 		return fmt.Errorf("refresh outcomes: %w", err)
 	}
@@ -271,8 +279,8 @@ func (tx *Tx) ResetFile(ctx context.Context, fileID int64) error {
 	// Current outcomes are recomputed from the events that remain.
 	for _, q := range []string{
 		`DELETE FROM decision_outcomes`,
-		`INSERT INTO decision_outcomes (decision_id, outcome, event_seq, at_ns, src_rank, line)
-			SELECT decision_id, outcome, seq, at_ns, src_rank, line FROM (
+		`INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
+			SELECT decision_id, (SELECT d.seq FROM decisions d WHERE d.id = decision_id), outcome, seq, at_ns, src_rank, line FROM (
 				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
 				FROM outcome_events) WHERE rn = 1`,
 	} {

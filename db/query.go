@@ -43,8 +43,8 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		(SELECT count(*) FROM outcome_events) AS events,
 		(SELECT count(*) FROM findings WHERE severity = 'error') AS rejected,
 		(SELECT count(*) FROM findings WHERE severity = 'warning') AS warnings,
-		(SELECT count(*) FROM decision_outcomes o JOIN decisions d ON d.id = o.decision_id WHERE o.outcome = 'CORRECT') AS correct,
-		(SELECT count(*) FROM decision_outcomes o JOIN decisions d ON d.id = o.decision_id WHERE o.outcome = 'INCORRECT') AS incorrect`)
+		(SELECT n FROM outcome_totals WHERE outcome = 'CORRECT') AS correct,
+		(SELECT n FROM outcome_totals WHERE outcome = 'INCORRECT') AS incorrect`)
 	if err != nil {
 		return c, fmt.Errorf("count index: %w", err)
 	}
@@ -54,7 +54,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // decisionSelect reads decisions with their current outcome.
 const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
-	d.requestor, d.context, d.raw, coalesce(o.outcome, 'PENDING') AS outcome
+	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome
 	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`
 
 // DecisionFilter narrows a listing of decisions.
@@ -172,4 +172,165 @@ func (s *Store) DecisionsByID(ctx context.Context, ids []string) (map[string]Ind
 		out[r.ID] = r
 	}
 	return out, nil
+}
+
+// OutcomeTotals returns how many indexed decisions are currently CORRECT and
+// INCORRECT (kept by triggers: no count at read time).
+func (s *Store) OutcomeTotals(ctx context.Context) (correct, incorrect int, err error) {
+	err = s.DB.QueryRowxContext(ctx, `SELECT (SELECT n FROM outcome_totals WHERE outcome = 'CORRECT'), (SELECT n FROM outcome_totals WHERE outcome = 'INCORRECT')`).Scan(&correct, &incorrect)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read outcome totals: %w", err)
+	}
+	return correct, incorrect, nil
+}
+
+// LatestScored returns the current outcomes of the n latest scored decisions
+// in journal order, newest first (true for CORRECT).
+func (s *Store) LatestScored(ctx context.Context, n int) ([]bool, error) {
+	var outs []string
+	err := s.DB.SelectContext(ctx, &outs, `SELECT outcome FROM decision_outcomes INDEXED BY decision_outcomes_scored
+		WHERE outcome IN ('CORRECT', 'INCORRECT') AND decision_seq IS NOT NULL ORDER BY decision_seq DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("read latest outcomes: %w", err)
+	}
+	res := make([]bool, len(outs))
+	for i, o := range outs {
+		res[i] = o == "CORRECT"
+	}
+	return res, nil
+}
+
+// IDsOfIteration returns the ids of an iteration's decisions.
+func (s *Store) IDsOfIteration(ctx context.Context, iteration int64) ([]string, error) {
+	var ids []string
+	if err := s.DB.SelectContext(ctx, &ids, `SELECT id FROM decisions WHERE iteration = ?`, iteration); err != nil {
+		return nil, fmt.Errorf("read ids of iteration %d: %w", iteration, err)
+	}
+	return ids, nil
+}
+
+// MaxIteration returns the highest iteration in the journal (0 if empty).
+func (s *Store) MaxIteration(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.DB.GetContext(ctx, &n, `SELECT coalesce(max(iteration), 0) FROM decisions`); err != nil {
+		return 0, fmt.Errorf("read highest iteration: %w", err)
+	}
+	return n, nil
+}
+
+// DecisionByRequest returns the decision recorded for a pending request id.
+func (s *Store) DecisionByRequest(ctx context.Context, requestID string) (DecisionRow, bool, error) {
+	var d DecisionRow
+	err := s.DB.GetContext(ctx, &d, decisionSelect+` WHERE d.request_id = ? ORDER BY d.seq LIMIT 1`, requestID)
+	if isNoRows(err) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, fmt.Errorf("read decision for request %s: %w", requestID, err)
+	}
+	return d, true, nil
+}
+
+// SessionStats summarises the decisions made since a time (all when since
+// is 0).
+type SessionStats struct {
+	Total     int64 `db:"total" json:"total"`
+	Auto      int64 `db:"auto" json:"auto_approved"`
+	Deep      int64 `db:"deep" json:"deep"`
+	Escalated int64 `db:"escalated" json:"escalated"`
+	Trivial   int64 `db:"trivial" json:"trivial"`
+	Approved  int64 `db:"approved" json:"approved"`
+	Rejected  int64 `db:"rejected" json:"rejected"`
+	Review    int64 `db:"review" json:"needs_review"`
+	Correct   int64 `db:"correct" json:"correct"`
+	Incorrect int64 `db:"incorrect" json:"incorrect"`
+}
+
+// Stats counts decisions with ts at or after sinceNS and, when iteration is
+// set, of that iteration only.
+func (s *Store) Stats(ctx context.Context, sinceNS int64, iteration *int64) (SessionStats, error) {
+	var st SessionStats
+	q := `SELECT count(*) AS total,
+		coalesce(sum(d.tier = 'auto_approve'), 0) AS auto,
+		coalesce(sum(d.depth <> 'trivial'), 0) AS deep,
+		coalesce(sum(d.tier = 'escalate'), 0) AS escalated,
+		coalesce(sum(d.depth = 'trivial'), 0) AS trivial,
+		coalesce(sum(d.decision = 'APPROVED'), 0) AS approved,
+		coalesce(sum(d.decision = 'REJECTED'), 0) AS rejected,
+		coalesce(sum(d.decision = 'NEEDS_REVIEW'), 0) AS review,
+		coalesce(sum(o.outcome = 'CORRECT'), 0) AS correct,
+		coalesce(sum(o.outcome = 'INCORRECT'), 0) AS incorrect
+		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE 1`
+	var args []any
+	if sinceNS > 0 {
+		q += ` AND d.ts_ns >= ?`
+		args = append(args, sinceNS)
+	}
+	if iteration != nil {
+		q += ` AND d.iteration = ?`
+		args = append(args, *iteration)
+	}
+	if err := s.DB.GetContext(ctx, &st, q, args...); err != nil {
+		return st, fmt.Errorf("count session decisions: %w", err)
+	}
+	return st, nil
+}
+
+// Event is an outcome event with the decision it judges.
+type Event struct {
+	EventRow
+	Input string `db:"input"`
+	Path  string `db:"path"`
+}
+
+// LatestEvents returns the n latest outcome events (by event time), newest
+// first.
+func (s *Store) LatestEvents(ctx context.Context, n int) ([]Event, error) {
+	var out []Event
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line,
+			e.recorded_by, e.raw, coalesce(d.input, '') AS input, f.path
+		FROM outcome_events e JOIN journal_files f ON f.id = e.file_id LEFT JOIN decisions d ON d.id = e.decision_id
+		ORDER BY e.at_ns DESC, e.src_rank DESC, e.line DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("read latest outcomes: %w", err)
+	}
+	return out, nil
+}
+
+// StaleFilter selects decisions still without an outcome.
+type StaleFilter struct {
+	// BeforeIteration keeps decisions of iterations below it (0: any).
+	BeforeIteration int64
+	// BeforeNS keeps decisions whose ts is before it (0: any).
+	BeforeNS int64
+	Limit    int
+}
+
+// Unverified returns decisions whose current outcome is PENDING (no event,
+// or a PENDING one) matching f, oldest first, and how many match in all.
+func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, int64, error) {
+	where := ` WHERE coalesce(o.outcome, 'PENDING') = 'PENDING'`
+	var args []any
+	if f.BeforeIteration > 0 {
+		where += ` AND d.iteration < ?`
+		args = append(args, f.BeforeIteration)
+	}
+	if f.BeforeNS > 0 {
+		where += ` AND d.ts_ns < ?`
+		args = append(args, f.BeforeNS)
+	}
+	var total int64
+	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`+where, args...); err != nil {
+		return nil, 0, fmt.Errorf("count unverified decisions: %w", err)
+	}
+	q := decisionSelect + where + ` ORDER BY d.seq`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	var out []DecisionRow
+	if err := s.DB.SelectContext(ctx, &out, q, args...); err != nil {
+		return nil, 0, fmt.Errorf("read unverified decisions: %w", err)
+	}
+	return out, total, nil
 }

@@ -26,6 +26,12 @@ const (
 	// RetroFile holds outcomes recorded on their own, one of them
 	// correcting an earlier verdict.
 	RetroFile = "sample/retrograde.jsonl"
+	// QueueFile is a pending queue: seed 000's worked example (two trivial
+	// items and "SQLite vs Postgres for state storage").
+	QueueFile = "sample/ceo-decisions-pending.json"
+	// StateFile is the loop's state at iteration 28, with counters that
+	// orbit brings in step with the outcomes.
+	StateFile = "sample/ceo-loop-state.json"
 )
 
 // SampleOptions generate JournalFile.

@@ -505,6 +505,8 @@ func decodeDecision(text []byte, w *wireDecision) error {
 			return l.anyString(&w.Context)
 		case "description":
 			return l.anyString(&w.Description)
+		case "request_id":
+			return l.anyString(&w.RequestID)
 		case "retrograde":
 			if isNull, err := l.null(); isNull || err != nil {
 				w.Retrograde = nil

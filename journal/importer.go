@@ -118,12 +118,7 @@ type seenRecord struct {
 
 func (im *importer) sync(ctx context.Context) error {
 	rep, err := im.ix.Sync(ctx, SyncOptions{})
-	im.rep.Sync.Decisions += rep.Decisions
-	im.rep.Sync.Events += rep.Events
-	im.rep.Sync.Problems = append(im.rep.Sync.Problems, rep.Problems...)
-	im.rep.Sync.Torn = append(im.rep.Sync.Torn, rep.Torn...)
-	im.rep.Sync.Rewritten = append(im.rep.Sync.Rewritten, rep.Rewritten...)
-	im.rep.Sync.Recovered = append(im.rep.Sync.Recovered, rep.Recovered...)
+	im.rep.Sync = merge(im.rep.Sync, rep)
 	return err
 }
 

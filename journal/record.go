@@ -49,10 +49,11 @@ type Decision struct {
 	Verification string     `json:"verification"`
 	Retrograde   Retrograde `json:"retrograde"`
 	Confidence   *float64   `json:"confidence,omitempty"`
-	// Requestor and Context are orbit's additions, filled from a pending
-	// request (its requestor, description and context).
+	// Requestor, Context and RequestID are orbit's additions, filled from a
+	// pending request (its requestor, description and context, and its id).
 	Requestor string `json:"requestor,omitempty"`
 	Context   string `json:"context,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // Retrograde is a decision line's verdict on an earlier decision: an outcome
@@ -103,6 +104,7 @@ type wireDecision struct {
 	Requestor   string `json:"requestor"`
 	Context     string `json:"context"`
 	Description string `json:"description"`
+	RequestID   string `json:"request_id"`
 }
 
 type wireRetrograde struct {
@@ -196,6 +198,7 @@ func ParseDecision(text []byte) (Parsed, []remark, *remark) {
 	d.Reason = deref(w.Reason)
 	d.NextAction = deref(w.NextAction)
 	d.Requestor = w.Requestor
+	d.RequestID = w.RequestID
 	d.Context = joinNonEmpty("\n", w.Description, w.Context)
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))

@@ -265,8 +265,8 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 				return err
 			}
 		}
-		if local.Events > 0 {
-			if err := tx.RefreshOutcomes(ctx, emark); err != nil {
+		if local.Decisions > 0 || local.Events > 0 {
+			if err := tx.RefreshOutcomes(ctx, dmark, emark); err != nil {
 				return err
 			}
 		}
@@ -469,7 +469,7 @@ func decisionRow(p Parsed, c Chunk, fileID int64) db.DecisionRow {
 		ID: d.ID, FileID: fileID, Line: int64(c.Line), LineEnd: int64(c.LineEnd), ByteOffset: c.Offset,
 		Iteration: d.Iteration, TS: d.TS, Tier: d.Tier, Depth: d.Depth, Category: d.Category, Input: d.Input,
 		Decision: d.Decision, Reason: d.Reason, NextAction: d.NextAction, Verification: d.Verification,
-		RetroOutcome: d.Retrograde.Outcome, Requestor: d.Requestor, Context: d.Context, Raw: string(c.Text),
+		RetroOutcome: d.Retrograde.Outcome, Requestor: d.Requestor, Context: d.Context, RequestID: d.RequestID, Raw: string(c.Text),
 	}
 	if !p.TSTime.IsZero() {
 		row.TSNS = sql.NullInt64{Int64: p.TSTime.UnixNano(), Valid: true}

@@ -52,10 +52,12 @@ CREATE TABLE decisions (
     confidence    REAL,
     requestor     TEXT    NOT NULL DEFAULT '',
     context       TEXT    NOT NULL DEFAULT '',
+    request_id    TEXT    NOT NULL DEFAULT '',
     raw           TEXT    NOT NULL
 );
 CREATE INDEX decisions_category     ON decisions (category, seq);
 CREATE INDEX decisions_iteration    ON decisions (iteration, seq);
+CREATE INDEX decisions_request      ON decisions (request_id) WHERE request_id <> '';
 -- verification stays PENDING in every line orbit writes (outcomes are events,
 -- never edits), so only the other values are worth an index.
 CREATE INDEX decisions_verification ON decisions (verification, seq) WHERE verification <> 'PENDING';
@@ -82,16 +84,49 @@ CREATE INDEX outcome_events_decision ON outcome_events (decision_id, at_ns, src_
 -- A narrow table kept by an upsert per sync batch, so that recording an
 -- outcome never rewrites the wide decision row; decisions without a row here
 -- are PENDING. Keyed by id, so an outcome recorded before its decision is
--- synced applies as soon as the decision arrives.
+-- synced waits here (decision_seq NULL) and applies when the decision arrives.
 CREATE TABLE decision_outcomes (
-    decision_id TEXT    PRIMARY KEY,
-    outcome     TEXT    NOT NULL,
-    event_seq   INTEGER NOT NULL,
-    at_ns       INTEGER NOT NULL,
-    src_rank    INTEGER NOT NULL,
-    line        INTEGER NOT NULL
+    decision_id  TEXT    PRIMARY KEY,
+    decision_seq INTEGER,
+    outcome      TEXT    NOT NULL,
+    event_seq    INTEGER NOT NULL,
+    at_ns        INTEGER NOT NULL,
+    src_rank     INTEGER NOT NULL,
+    line         INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX decision_outcomes_outcome ON decision_outcomes (outcome);
+CREATE INDEX decision_outcomes_outcome ON decision_outcomes (outcome, decision_seq);
+-- The scored decisions (CORRECT or INCORRECT) in journal order: trust reads
+-- the last 20 and the last 10 from here without a scan.
+CREATE INDEX decision_outcomes_scored ON decision_outcomes (decision_seq)
+    WHERE outcome IN ('CORRECT', 'INCORRECT') AND decision_seq IS NOT NULL;
+CREATE INDEX decision_outcomes_waiting ON decision_outcomes (decision_id) WHERE decision_seq IS NULL;
+
+-- How many indexed decisions have each current outcome, kept exact by
+-- triggers so that the hook path reads the totals without counting.
+CREATE TABLE outcome_totals (
+    outcome TEXT    PRIMARY KEY,
+    n       INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO outcome_totals (outcome, n) VALUES ('CORRECT', 0), ('INCORRECT', 0), ('PENDING', 0), ('N/A', 0);
+
+-- +goose StatementBegin
+CREATE TRIGGER decision_outcomes_insert AFTER INSERT ON decision_outcomes
+WHEN NEW.decision_seq IS NOT NULL BEGIN
+    UPDATE outcome_totals SET n = n + 1 WHERE outcome = NEW.outcome;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER decision_outcomes_delete AFTER DELETE ON decision_outcomes
+WHEN OLD.decision_seq IS NOT NULL BEGIN
+    UPDATE outcome_totals SET n = n - 1 WHERE outcome = OLD.outcome;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER decision_outcomes_update AFTER UPDATE OF outcome, decision_seq ON decision_outcomes BEGIN
+    UPDATE outcome_totals SET n = n - 1 WHERE OLD.decision_seq IS NOT NULL AND outcome = OLD.outcome;
+    UPDATE outcome_totals SET n = n + 1 WHERE NEW.decision_seq IS NOT NULL AND outcome = NEW.outcome;
+END;
+-- +goose StatementEnd
 
 -- Lines that were rejected (severity error: kept in the file, not indexed) or
 -- accepted with a remark (severity warning).
@@ -175,6 +210,7 @@ DROP TABLE knowledge_patterns;
 DROP TABLE loop_events;
 DROP TABLE loops;
 DROP TABLE findings;
+DROP TABLE outcome_totals;
 DROP TABLE decision_outcomes;
 DROP TABLE outcome_events;
 DROP TABLE decisions;

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/trust"
 )
 
 // Options shape a journal.
@@ -120,8 +122,8 @@ func (g *gen) next() journal.Decision {
 	if g.r.IntN(10) == 0 {
 		impact = []string{"low", "medium", "high"}[g.r.IntN(3)]
 	}
-	depth := classify(cat, impact, reversible)
-	tier := matrix(impact, reversible)
+	depth := policy.Classify(cat, impact, reversible)
+	tier, _ := policy.Tier(trust.Standard, impact, reversible)
 	decision := "APPROVED"
 	switch x := g.r.IntN(100); {
 	case tier == "escalate" || (tier == "deep_think" && x < 15):
@@ -166,34 +168,6 @@ func (g *gen) next() journal.Decision {
 		g.pending = append(g.pending, pending{id: d.ID, correct: correct, iter: g.iter})
 	}
 	return d
-}
-
-// classify follows seed 000's depth table.
-func classify(cat, impact string, reversible bool) string {
-	switch {
-	case cat == "quality" && impact == "low":
-		return "trivial"
-	case impact == "high" && !reversible:
-		return "heavy"
-	case cat == "architecture" || impact == "high":
-		return "medium"
-	case impact == "low" && reversible:
-		return "trivial"
-	default:
-		return "light"
-	}
-}
-
-// matrix is seed 000's impact x reversibility matrix at standard trust.
-func matrix(impact string, reversible bool) string {
-	switch {
-	case impact == "low" && reversible:
-		return "auto_approve"
-	case impact == "medium" && !reversible, impact == "high" && !reversible:
-		return "deep_think"
-	default:
-		return "quick_review"
-	}
 }
 
 func (g *gen) fill(s string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,7 +59,14 @@ type demoSession struct {
 // streams; it returns the exit code.
 func (s *demoSession) step(title string, args ...string) int {
 	out := s.f.IO.Out
-	fmt.Fprintf(out, "\n== %s\n$ orbit %s\n", title, strings.Join(args, " "))
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = a
+		if strings.ContainsAny(a, " ;'\"") {
+			shown[i] = strconv.Quote(a)
+		}
+	}
+	fmt.Fprintf(out, "\n== %s\n$ orbit %s\n", title, strings.Join(shown, " "))
 	sub := NewFactory(&IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out, OutTTY: s.f.IO.OutTTY})
 	sub.Getenv = func(string) string { return "" }
 	return run(s.ctx, sub, append([]string{"--root", s.root}, args...))
@@ -133,6 +141,26 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	s.step("Delete the index and rebuild it from the files", "rebuild")
 	after, _ := s.capture("log", "--limit", "0", "--json")
 	fmt.Fprintf(out, "   same answers after the rebuild: %s\n", yesNo(before == after && before != ""))
+
+	// The ORBIT protocol: a state file and a pending queue, as a loop has.
+	for name, dst := range map[string]string{demo.QueueFile: project.PendingFile, demo.StateFile: project.StateFile} {
+		data, _ := demo.Read(name)
+		if err := os.WriteFile(filepath.Join(root, dst), data, 0o644); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	fmt.Fprintf(out, "\n== A loop's state file and pending queue (seed 000's worked example)\n$ cp %s %s\n$ cp %s %s\n",
+		rel(demo.StateFile), project.StateFile, rel(demo.QueueFile), project.PendingFile)
+	s.step("The matrix in force at the current trust level", "policy")
+	s.step("REASON: decide the trivial items in one batch, name the deep focus", "decide", "--queue")
+	s.step("The agent decides the deep focus, with its verdict on an earlier decision", "decide", "--request", "req-103",
+		"--decision", "APPROVED", "--reason", "Single user and reversible: SQLite now, behind an interface.",
+		"--next-action", "Implement the store on SQLite behind an interface.", "--confidence", "0.8", "--retro", "iter-27-3=CORRECT")
+	s.step("A later check finds an earlier decision wrong", "retro", "iter-26-2", "INCORRECT", "--evidence", "cache served stale pages; reverted")
+	s.step("Decisions still unverified 2 iterations on", "stale", "--limit", "5")
+	s.step("The progress file the next iteration reads (first lines)", "report", "progress")
+	state, _ := os.ReadFile(filepath.Join(root, project.StateFile))
+	fmt.Fprintf(out, "\n== The state file's counters now follow the outcomes\n$ cat %s\n%s", project.StateFile, state)
 
 	exported, _ := s.capture("export", "--category", "")
 	sample, _ := demo.Read(demo.JournalFile)

@@ -32,6 +32,11 @@ them, rebuilt whenever it is missing or unreadable.`,
 	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.AddCommand(
 		newCmdInit(f, nil),
+		newCmdDecide(f, nil),
+		newCmdRetro(f, nil),
+		newCmdPolicy(f, nil),
+		newCmdStale(f, nil),
+		newCmdReport(f),
 		newCmdImport(f, nil),
 		newCmdExport(f, nil),
 		newCmdLog(f, nil),

@@ -1,0 +1,276 @@
+// Package ceo owns seed 000's decision protocol as operations that cannot be
+// got wrong: a request becomes a journaled decision (depth classified, tier
+// from the matrix at the current trust level, a default decision where the
+// tier makes one, an id taken under the journal's lock), the pending queue is
+// processed as the REASON phase does, retrograde outcomes are recorded as
+// events, and the loop's state file is kept in step with them.
+package ceo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// InputError is a request that cannot be decided as given: the message says
+// which flag or field to change.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Input is what a decision is made from: a pending request's fields and the
+// agent's verdict.
+type Input struct {
+	Title      string
+	Category   string
+	Impact     string
+	Reversible *bool
+	Depth      string
+	Decision   string
+	Reason     string
+	NextAction string
+	Confidence *float64
+	Iteration  *int64
+	Requestor  string
+	Context    string
+	RequestID  string
+	// Retro is the verdict on an earlier decision that this line carries.
+	Retro *RetroRef
+}
+
+// RetroRef names an earlier decision and its outcome.
+type RetroRef struct {
+	ID      string
+	Outcome string
+}
+
+// ParseOutcome accepts CORRECT, INCORRECT and seed 000's CONFIRMED, FAILED
+// (any case).
+func ParseOutcome(s string) (string, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "CORRECT", "CONFIRMED":
+		return journal.OutcomeCorrect, nil
+	case "INCORRECT", "FAILED":
+		return journal.OutcomeIncorrect, nil
+	}
+	return "", inputErrorf("outcome %q is not allowed (allowed: CORRECT, INCORRECT, or CONFIRMED, FAILED)", s)
+}
+
+// Result is a decision made (or, in a dry run, that would be made).
+type Result struct {
+	Decision   journal.Decision `json:"decision"`
+	Impact     string           `json:"impact"`
+	Reversible bool             `json:"reversible"`
+	// Level is the trust level the tier was taken at.
+	Level   trust.Level `json:"trust_level"`
+	Written bool        `json:"written"`
+	// Sync is what syncing the journal found on the way (rejected lines
+	// other tools appended, torn tails).
+	Sync journal.SyncReport `json:"-"`
+}
+
+// Options tune the operations.
+type Options struct {
+	DryRun bool
+	Now    func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+func (in *Input) validate() error {
+	switch {
+	case strings.TrimSpace(in.Title) == "":
+		return inputErrorf("--title is required: what is being decided")
+	case !slices.Contains(journal.Categories, in.Category):
+		return inputErrorf("--category %q is not allowed (allowed: %s)", in.Category, strings.Join(journal.Categories, ", "))
+	case !slices.Contains(policy.Impacts, in.Impact):
+		return inputErrorf("--impact %q is not allowed (allowed: %s)", in.Impact, strings.Join(policy.Impacts, ", "))
+	case in.Reversible == nil:
+		return inputErrorf("say whether the change can be undone: --reversible or --irreversible")
+	case in.Depth != "" && !slices.Contains(journal.Depths, in.Depth):
+		return inputErrorf("--depth %q is not allowed (allowed: %s)", in.Depth, strings.Join(journal.Depths, ", "))
+	case in.Decision != "" && !slices.Contains(journal.DecisionValues, in.Decision):
+		return inputErrorf("--decision %q is not allowed (allowed: %s)", in.Decision, strings.Join(journal.DecisionValues, ", "))
+	case in.Confidence != nil && (*in.Confidence < 0 || *in.Confidence > 1):
+		return inputErrorf("--confidence %v is outside 0..1", *in.Confidence)
+	case in.Iteration != nil && *in.Iteration < 1:
+		return inputErrorf("--iteration %d: iterations start at 1", *in.Iteration)
+	case in.Decision != "" && strings.TrimSpace(in.Reason) == "":
+		return inputErrorf("--reason is required with --decision: the journal is the only record of why")
+	}
+	return nil
+}
+
+// make turns a valid input into a decision at a trust level.
+func (in *Input) make(id string, iteration int64, level trust.Level, now time.Time) (journal.Decision, error) {
+	tier, err := policy.Tier(level, in.Impact, *in.Reversible)
+	if err != nil {
+		return journal.Decision{}, err
+	}
+	depth := in.Depth
+	if depth == "" {
+		depth = policy.Classify(in.Category, in.Impact, *in.Reversible)
+	}
+	decision, reason := in.Decision, in.Reason
+	if decision == "" {
+		var ok bool
+		decision, reason, ok = policy.DefaultDecision(tier)
+		if !ok {
+			rev := "reversible"
+			if !*in.Reversible {
+				rev = "irreversible"
+			}
+			return journal.Decision{}, inputErrorf("--decision is required: %q is a %s item (impact %s, %s, trust %s); decide APPROVED, NEEDS_REVIEW or REJECTED with --reason",
+				in.Title, tier, in.Impact, rev, level)
+		}
+		if in.Reason != "" {
+			reason = in.Reason
+		}
+	}
+	d := journal.Decision{
+		ID: id, Iteration: iteration, TS: now.UTC().Format(time.RFC3339),
+		Tier: tier, Depth: depth, Category: in.Category, Input: in.Title,
+		Decision: decision, Reason: reason, NextAction: in.NextAction,
+		Verification: "PENDING",
+		Retrograde:   journal.Retrograde{Outcome: journal.OutcomeNA},
+		Confidence:   in.Confidence,
+		Requestor:    in.Requestor, Context: in.Context, RequestID: in.RequestID,
+	}
+	if in.Retro != nil {
+		prev := in.Retro.ID
+		d.Retrograde = journal.Retrograde{PreviousID: &prev, Outcome: in.Retro.Outcome}
+	}
+	return d, nil
+}
+
+// defaultIteration is the state file's iteration, else the journal's
+// highest, else 1.
+func defaultIteration(ctx context.Context, ix *journal.Index) (int64, error) {
+	st, err := loop.ReadState(ix.Project.Path(project.StateFile))
+	switch {
+	case err == nil:
+		n, ok, err := st.Int("iteration")
+		if err != nil {
+			return 0, err
+		}
+		if ok && n > 0 {
+			return n, nil
+		}
+	case !errors.Is(err, loop.ErrNoState):
+		return 0, err
+	}
+	n, err := ix.Store.MaxIteration(ctx)
+	return max(n, 1), err
+}
+
+// Decide records one decision: classified, tiered at the current trust
+// level, with its id taken under the journal's lock, then synced; the state
+// file's counters follow. In a dry run nothing is written.
+func Decide(ctx context.Context, ix *journal.Index, in Input, opts Options) (Result, error) {
+	if err := in.validate(); err != nil {
+		return Result{}, err
+	}
+	var err error
+	res := Result{Impact: in.Impact, Reversible: *in.Reversible}
+	build := func(ctx context.Context, ids *journal.IDs) ([]journal.Decision, error) {
+		if in.Retro != nil {
+			if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
+				return nil, err
+			} else if !found {
+				return nil, inputErrorf("--retro %s: no decision with that id in the journal", in.Retro.ID)
+			}
+		}
+		h, err := trust.Current(ctx, ix.Store)
+		if err != nil {
+			return nil, err
+		}
+		res.Level = h.Level
+		iteration := int64(0)
+		if in.Iteration != nil {
+			iteration = *in.Iteration
+		} else if iteration, err = defaultIteration(ctx, ix); err != nil {
+			return nil, err
+		}
+		id := fmt.Sprintf("iter-%d-?", iteration)
+		if ids != nil {
+			if id, err = ids.Next(ctx, iteration); err != nil {
+				return nil, err
+			}
+		}
+		d, err := in.make(id, iteration, h.Level, opts.now())
+		if err != nil {
+			return nil, err
+		}
+		res.Decision = d
+		return []journal.Decision{d}, nil
+	}
+	if opts.DryRun {
+		if res.Sync, err = ix.Sync(ctx, journal.SyncOptions{}); err != nil {
+			return res, err
+		}
+		_, err := build(ctx, nil)
+		return res, err
+	}
+	if res.Sync, err = ix.Record(ctx, build); err != nil {
+		return res, err
+	}
+	res.Written = true
+	return res, SyncState(ctx, ix)
+}
+
+// SyncState sets the state file's correct_decisions, incorrect_decisions
+// and trust_level to what the outcome events say, under the state file's
+// lock; every other field is kept as it is. Without a state file (no loop
+// started) it does nothing. The file is rewritten only when a value changed.
+func SyncState(ctx context.Context, ix *journal.Index) error {
+	path := ix.Project.Path(project.StateFile)
+	unlock, err := flock.Path(ctx, path+".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := loop.ReadState(path)
+	if errors.Is(err, loop.ErrNoState) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h, err := trust.Current(ctx, ix.Store)
+	if err != nil {
+		return err
+	}
+	before := st.Bytes()
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"correct_decisions", h.Correct}, {"incorrect_decisions", h.Incorrect}, {"trust_level", h.Level}} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	after := st.Bytes()
+	if string(before) == string(after) {
+		return nil
+	}
+	return journal.WriteFileAtomic(path, after, 0o644)
+}

@@ -1,0 +1,170 @@
+package ceo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// FromRequest turns a pending request into an input; the agent's verdict
+// (decision, reason, …) comes from elsewhere.
+func FromRequest(r queue.Request) Input {
+	rev := r.Reversible
+	return Input{
+		Title: r.Title, Category: r.Category, Impact: r.Impact, Reversible: &rev, Depth: r.Depth,
+		Requestor: r.Requestor, Context: joinNonEmpty(r.Description, r.Context), RequestID: r.ID,
+	}
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}
+
+// Focus is the queue item left for the agent to decide this iteration.
+type Focus struct {
+	Request queue.Request `json:"request"`
+	Depth   string        `json:"depth"`
+	Tier    string        `json:"tier"`
+}
+
+// QueueResult is what processing the queue did.
+type QueueResult struct {
+	// Decided are the trivial items decided in one batch.
+	Decided []Result `json:"decided"`
+	// AlreadyDecided are request ids found in the journal (decided before,
+	// e.g. by a run that stopped before rewriting the queue); they are
+	// taken out of the queue.
+	AlreadyDecided []string `json:"already_decided"`
+	// Focus is the single deepest remaining item, nil when none remains.
+	Focus *Focus `json:"focus"`
+	// Remaining is how many items stay queued (the focus among them).
+	Remaining int         `json:"remaining"`
+	Level     trust.Level `json:"trust_level"`
+	// NextDepth is the depth of the focus ("" when the queue is empty).
+	NextDepth string `json:"next_depth"`
+	// Sync is what syncing the journal found on the way.
+	Sync journal.SyncReport `json:"-"`
+}
+
+// ProcessQueue runs seed 000's REASON phase over the pending queue: every
+// trivial item whose tier decides it (auto_approve, escalate) is decided in
+// one batch, the single deepest remaining item is returned as the deep
+// focus, and the rest stay queued. The queue file is rewritten atomically
+// without the decided items, after they are in the journal. A malformed
+// queue is an error naming the item and field, and nothing is written.
+func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueResult, error) {
+	var res QueueResult
+	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	if err != nil {
+		return res, err
+	}
+	done := map[string]bool{}
+	build := func(ctx context.Context, ids *journal.IDs) ([]journal.Decision, error) {
+		h, err := trust.Current(ctx, ix.Store)
+		if err != nil {
+			return nil, err
+		}
+		res.Level = h.Level
+		iteration, err := defaultIteration(ctx, ix)
+		if err != nil {
+			return nil, err
+		}
+		var out []journal.Decision
+		for _, r := range q.Requests {
+			if r.ID != "" {
+				if _, found, err := ix.Store.DecisionByRequest(ctx, r.ID); err != nil {
+					return nil, err
+				} else if found {
+					res.AlreadyDecided = append(res.AlreadyDecided, r.ID)
+					done[r.ID] = true
+					continue
+				}
+			}
+			in := FromRequest(r)
+			depth := DepthOf(r)
+			tier, err := policy.Tier(h.Level, r.Impact, r.Reversible)
+			if err != nil {
+				return nil, err
+			}
+			if _, _, auto := policy.DefaultDecision(tier); depth != "trivial" || !auto {
+				continue
+			}
+			id := fmt.Sprintf("iter-%d-?", iteration)
+			if ids != nil {
+				if id, err = ids.Next(ctx, iteration); err != nil {
+					return nil, err
+				}
+			}
+			d, err := in.make(id, iteration, h.Level, opts.now())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+			res.Decided = append(res.Decided, Result{Decision: d, Impact: r.Impact, Reversible: r.Reversible, Level: h.Level, Written: ids != nil})
+			done[r.ID] = true
+		}
+		return out, nil
+	}
+	if opts.DryRun {
+		if res.Sync, err = ix.Sync(ctx, journal.SyncOptions{}); err != nil {
+			return res, err
+		}
+		if _, err := build(ctx, nil); err != nil {
+			return res, err
+		}
+	} else if res.Sync, err = ix.Record(ctx, build); err != nil {
+		return res, err
+	}
+	rest := q.Without(func(r queue.Request) bool { return done[r.ID] })
+	res.Remaining = len(rest.Requests)
+	if res.Focus = deepest(rest.Requests, res.Level); res.Focus != nil {
+		res.NextDepth = res.Focus.Depth
+	}
+	if opts.DryRun || len(done) == 0 {
+		return res, nil
+	}
+	if err := rest.Write(); err != nil {
+		return res, err
+	}
+	return res, SyncState(ctx, ix)
+}
+
+// DecideRequest decides one queued request (the deep focus, typically) with
+// the agent's verdict, then takes it out of the queue.
+func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, verdict Input, opts Options) (Result, error) {
+	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	if err != nil {
+		return Result{}, err
+	}
+	r, ok := q.Find(requestID)
+	if !ok {
+		return Result{}, inputErrorf("--request %s: no such item in %s", requestID, project.PendingFile)
+	}
+	in := FromRequest(r)
+	in.Decision, in.Reason, in.NextAction = verdict.Decision, verdict.Reason, verdict.NextAction
+	in.Confidence, in.Iteration, in.Retro = verdict.Confidence, verdict.Iteration, verdict.Retro
+	if verdict.Depth != "" {
+		in.Depth = verdict.Depth
+	}
+	res, err := Decide(ctx, ix, in, opts)
+	if err != nil || opts.DryRun {
+		return res, err
+	}
+	// Re-read: another hook may have changed the queue meanwhile.
+	q, err = queue.Read(q.Path)
+	if err != nil {
+		return res, err
+	}
+	return res, q.Without(func(x queue.Request) bool { return x.ID == requestID }).Write()
+}

@@ -1,0 +1,154 @@
+package ceo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// LoopInfo is what the state file says of the loop (zero values when the
+// project has no state file).
+type LoopInfo struct {
+	HasState         bool      `json:"has_state"`
+	Active           bool      `json:"active"`
+	Iteration        int64     `json:"iteration"`
+	MaxIterations    int64     `json:"max_iterations"`
+	TimeLimitMinutes int64     `json:"time_limit_minutes"`
+	StartedAt        string    `json:"started_at"`
+	Started          time.Time `json:"-"`
+	EscalationCount  int64     `json:"depth_escalation_counter"`
+}
+
+// ReadLoopInfo reads the state file's fields that reports show.
+func ReadLoopInfo(p project.Project) (LoopInfo, error) {
+	var li LoopInfo
+	st, err := loop.ReadState(p.Path(project.StateFile))
+	if errors.Is(err, loop.ErrNoState) {
+		return li, nil
+	}
+	if err != nil {
+		return li, err
+	}
+	li.HasState = true
+	var errs []error
+	get := func(v int64, _ bool, err error) int64 { errs = append(errs, err); return v }
+	li.Iteration = get(st.Int("iteration"))
+	li.MaxIterations = get(st.Int("max_iterations"))
+	li.TimeLimitMinutes = get(st.Int("time_limit_minutes"))
+	li.EscalationCount = get(st.Int("depth_escalation_counter"))
+	active, _, err := st.Bool("active")
+	errs = append(errs, err)
+	li.Active = active
+	started, _, err := st.String("started_at")
+	errs = append(errs, err)
+	li.StartedAt = started
+	if t, err := time.Parse(time.RFC3339Nano, started); err == nil {
+		li.Started = t
+	}
+	return li, errors.Join(errs...)
+}
+
+// Progress is what seed 000's progress file and session summary show.
+type Progress struct {
+	Loop      LoopInfo          `json:"loop"`
+	Iteration int64             `json:"iteration"`
+	Trust     trust.Headline    `json:"trust"`
+	Queue     []queue.Request   `json:"-"`
+	Pending   int               `json:"pending"`
+	NextDepth string            `json:"next_depth"`
+	Latest    []db.Event        `json:"-"`
+	ThisIter  db.SessionStats   `json:"this_iteration"`
+	Focus     *db.DecisionRow   `json:"-"`
+	Session   db.SessionStats   `json:"session"`
+	Stale     int64             `json:"stale"`
+	Problems  []journal.Problem `json:"-"`
+	Now       time.Time         `json:"now"`
+}
+
+// GatherProgress reads everything the progress file needs from the index,
+// the queue and the state file.
+func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Progress, error) {
+	var p Progress
+	p.Now = now
+	var err error
+	if p.Loop, err = ReadLoopInfo(ix.Project); err != nil {
+		return p, err
+	}
+	p.Iteration = p.Loop.Iteration
+	if p.Iteration == 0 {
+		if p.Iteration, err = ix.Store.MaxIteration(ctx); err != nil {
+			return p, err
+		}
+	}
+	if p.Trust, err = trust.Current(ctx, ix.Store); err != nil {
+		return p, err
+	}
+	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	if err != nil {
+		return p, err
+	}
+	p.Queue, p.Pending = q.Requests, len(q.Requests)
+	if f := deepest(q.Requests, p.Trust.Level); f != nil {
+		p.NextDepth = f.Depth
+	}
+	if p.Latest, err = ix.Store.LatestEvents(ctx, 5); err != nil {
+		return p, err
+	}
+	it := p.Iteration
+	if p.ThisIter, err = ix.Store.Stats(ctx, 0, &it); err != nil {
+		return p, err
+	}
+	var since int64
+	if !p.Loop.Started.IsZero() {
+		since = p.Loop.Started.UnixNano()
+	}
+	if p.Session, err = ix.Store.Stats(ctx, since, nil); err != nil {
+		return p, err
+	}
+	focus, err := ix.Store.LatestDecisions(ctx, db.DecisionFilter{Iteration: &it, Limit: 50})
+	if err != nil {
+		return p, err
+	}
+	for i := range focus {
+		if focus[i].Depth != "trivial" {
+			p.Focus = &focus[i]
+			break
+		}
+	}
+	stale, err := StaleDecisions(ctx, ix, StaleOptions{Iterations: DefaultStaleIterations, Limit: 1}, now)
+	if err != nil {
+		return p, err
+	}
+	p.Stale = stale.Total
+	return p, nil
+}
+
+// DepthOf is a request's depth: its own, else classified.
+func DepthOf(r queue.Request) string {
+	if r.Depth != "" {
+		return r.Depth
+	}
+	return policy.Classify(r.Category, r.Impact, r.Reversible)
+}
+
+// deepest returns the deepest request (the first of equals: queue order),
+// with its tier at level, or nil for an empty queue.
+func deepest(rs []queue.Request, level trust.Level) *Focus {
+	var f *Focus
+	for _, r := range rs {
+		depth := DepthOf(r)
+		if f == nil || policy.DepthRank(depth) > policy.DepthRank(f.Depth) {
+			tier, _ := policy.Tier(level, r.Impact, r.Reversible)
+			f = &Focus{Request: r, Depth: depth, Tier: tier}
+		}
+	}
+	return f
+}

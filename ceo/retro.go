@@ -1,0 +1,54 @@
+package ceo
+
+import (
+	"context"
+	"strings"
+
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// RetroResult is an outcome recorded.
+type RetroResult struct {
+	ID       string         `json:"id"`
+	Outcome  string         `json:"outcome"`
+	Previous string         `json:"previous_outcome"`
+	Trust    trust.Headline `json:"trust"`
+}
+
+// Retro records a retrograde outcome for decision id as an append-only event
+// in the retrograde journal (the decision's own line is never edited), syncs
+// it, and brings the state file's counters in step. A later outcome for the
+// same decision supersedes this one; both stay in the history.
+func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string, opts Options) (RetroResult, error) {
+	out, err := ParseOutcome(outcome)
+	if err != nil {
+		return RetroResult{}, err
+	}
+	if strings.TrimSpace(id) == "" {
+		return RetroResult{}, inputErrorf("a decision id is required")
+	}
+	d, found, err := ix.Store.Decision(ctx, id)
+	if err != nil {
+		return RetroResult{}, err
+	}
+	if !found {
+		return RetroResult{}, inputErrorf("no decision %q in the journal (`orbit log` lists them)", id)
+	}
+	res := RetroResult{ID: id, Outcome: out, Previous: d.Outcome}
+	if !opts.DryRun {
+		rec := journal.OutcomeRecord{TS: opts.now().UTC().Format(timeLayout), DecisionID: id, Outcome: out, Evidence: evidence}
+		if _, err := ix.RecordOutcome(ctx, rec); err != nil {
+			return res, err
+		}
+		if err := SyncState(ctx, ix); err != nil {
+			return res, err
+		}
+	}
+	res.Trust, err = trust.Current(ctx, ix.Store)
+	return res, err
+}
+
+// timeLayout is how orbit writes ts: RFC 3339 in UTC, with fractions of a
+// second so that two outcomes in the same second keep their order.
+const timeLayout = "2006-01-02T15:04:05.000000Z07:00"

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/report"
+)
+
+func newCmdReport(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Render the loop's progress file and session summary",
+		Example: `  orbit report progress --write
+  orbit report summary`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(newCmdReportProgress(f, nil), newCmdReportSummary(f, nil))
+	return cmd
+}
+
+type reportOptions struct {
+	f     *Factory
+	Write bool
+	JSON  jsonFlag
+}
+
+func newCmdReportProgress(f *Factory, runF func(*reportOptions) error) *cobra.Command {
+	opts := &reportOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "progress",
+		Short: "Render seed 000's progress file from the index",
+		Long: `Render .claude/ceo-loop-progress.md from the index, the queue and the state
+file. What the next iteration must see comes first, inside the 30 lines the
+Stop hook re-feeds (gotcha 5): queue status, next depth target, the latest
+retrograde results, accuracy and trust. Then the iteration summary and the
+session statistics. --write writes the file atomically.`,
+		Example: `  orbit report progress
+  orbit report progress --write`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportProgressRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Write, "write", false, "write .claude/ceo-loop-progress.md")
+	addJSONFlag(cmd, &opts.JSON, []string{"loop", "iteration", "trust", "pending", "next_depth", "this_iteration", "session", "stale", "now"})
+	return cmd
+}
+
+func reportProgressRun(ctx context.Context, opts *reportOptions) error {
+	f := opts.f
+	ix, err := f.Synced(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := ceo.GatherProgress(ctx, ix, f.Now())
+	if err != nil {
+		return err
+	}
+	if opts.JSON.on {
+		return opts.JSON.write(f.IO.Out, p)
+	}
+	var buf bytes.Buffer
+	report.ProgressMarkdown(&buf, p)
+	if opts.Write {
+		if err := journal.WriteFileAtomic(ix.Project.Path(project.ProgressFile), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", project.ProgressFile)
+		return nil
+	}
+	_, err = f.IO.Out.Write(buf.Bytes())
+	return err
+}
+
+func newCmdReportSummary(f *Factory, runF func(*reportOptions) error) *cobra.Command {
+	opts := &reportOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "summary",
+		Short: `Print seed 000's "Session Complete" block`,
+		Example: `  orbit report summary
+  orbit report summary --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportSummaryRun(cmd.Context(), opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON, []string{"loop", "iteration", "trust", "pending", "next_depth", "this_iteration", "session", "stale", "now"})
+	return cmd
+}
+
+func reportSummaryRun(ctx context.Context, opts *reportOptions) error {
+	f := opts.f
+	ix, err := f.Synced(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := ceo.GatherProgress(ctx, ix, f.Now())
+	if err != nil {
+		return err
+	}
+	if opts.JSON.on {
+		return opts.JSON.write(f.IO.Out, p)
+	}
+	report.SessionSummary(f.IO.Out, p)
+	return nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+type retroOptions struct {
+	f        *Factory
+	ID       string
+	Outcome  string
+	Evidence string
+	DryRun   bool
+	JSON     jsonFlag
+}
+
+func newCmdRetro(f *Factory, runF func(*retroOptions) error) *cobra.Command {
+	opts := &retroOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "retro ID CORRECT|INCORRECT",
+		Short: "Record whether an earlier decision proved right",
+		Long: `Record a retrograde outcome for a decision as an append-only event in
+.claude/ceo-loop-retrograde.jsonl. The decision's own line is never edited
+(seed 000, gotcha 4). A later outcome for the same decision supersedes this
+one; both stay in the history. CONFIRMED and FAILED are accepted for CORRECT
+and INCORRECT. The state file's counters and trust level follow.`,
+		Example: `  orbit retro iter-6-2 CORRECT --evidence "commit 4f2a91c landed, CI green"
+  orbit retro iter-5-1 FAILED --evidence "rolled back after the canary"
+  orbit retro iter-5-1 INCORRECT --json`,
+		Args: exactArgs(2, "ID and CORRECT or INCORRECT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID, opts.Outcome = args[0], args[1]
+			if _, err := ceo.ParseOutcome(opts.Outcome); err != nil {
+				return &flagError{err: err}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return retroRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Evidence, "evidence", "", "what shows it (a commit, a CI run, an incident)")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check the id and outcome, write nothing")
+	addJSONFlag(cmd, &opts.JSON, []string{"id", "outcome", "previous_outcome", "trust"})
+	return cmd
+}
+
+func retroRun(ctx context.Context, opts *retroOptions) error {
+	f := opts.f
+	ix, err := f.Synced(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := ceo.Retro(ctx, ix, opts.ID, opts.Outcome, opts.Evidence, ceo.Options{DryRun: opts.DryRun, Now: f.Now})
+	if err != nil {
+		return inputError(err)
+	}
+	if opts.JSON.on {
+		return opts.JSON.write(f.IO.Out, res)
+	}
+	verb := "recorded"
+	if opts.DryRun {
+		verb = "would record"
+	}
+	h := res.Trust
+	fmt.Fprintf(f.IO.Out, "%s: %s %s (was %s)\n", res.ID, verb, res.Outcome, res.Previous)
+	fmt.Fprintf(f.IO.Out, "accuracy %s, last 20 %s, last 10 %s, trust %s\n",
+		windowText(trust.NewWindow(h.Correct, h.Incorrect)), windowText(h.Last20), windowText(h.Last10), h.Level)
+	if h.Alert {
+		fmt.Fprintln(f.IO.Out, h.AlertText())
+	}
+	return nil
+}
+
+func windowText(w trust.Window) string {
+	if w.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
+}

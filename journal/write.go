@@ -1,0 +1,131 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Marshal renders a record as one JSONL line (with its newline), in the
+// field order of its type, without HTML escaping (as jq writes it).
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode record: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// IDs hands out decision ids (iter-{iteration}-{n}, n the next number in
+// that iteration) while the journal's lock is held, so that parallel hooks
+// never collide.
+type IDs struct {
+	ix    *Index
+	taken map[int64]int64
+}
+
+// Next returns the next id of an iteration.
+func (ids *IDs) Next(ctx context.Context, iteration int64) (string, error) {
+	n, ok := ids.taken[iteration]
+	if !ok {
+		existing, err := ids.ix.Store.IDsOfIteration(ctx, iteration)
+		if err != nil {
+			return "", err
+		}
+		prefix := fmt.Sprintf("iter-%d-", iteration)
+		for _, id := range existing {
+			if v, err := strconv.ParseInt(strings.TrimPrefix(id, prefix), 10, 64); err == nil && strings.HasPrefix(id, prefix) && v > n {
+				n = v
+			}
+		}
+	}
+	for {
+		n++
+		id := fmt.Sprintf("iter-%d-%d", iteration, n)
+		// An id hand-written into another iteration must not be reused.
+		_, found, err := ids.ix.Store.Decision(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			ids.taken[iteration] = n
+			return id, nil
+		}
+	}
+}
+
+// Record appends the decisions that build returns to the journal and syncs
+// them, all under the journal's exclusive lock: build runs with the index
+// up to date, so the ids it takes from ids are free. It returns the sync's
+// report (what the new lines became in the index).
+func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids *IDs) ([]Decision, error)) (SyncReport, error) {
+	path := ix.decisionsFile()
+	app, err := OpenAppender(ix.Project.Path(path))
+	if err != nil {
+		return SyncReport{}, err
+	}
+	defer app.Close()
+	before, err := ix.Sync(ctx, SyncOptions{})
+	if err != nil {
+		return before, err
+	}
+	ds, err := build(ctx, &IDs{ix: ix, taken: map[int64]int64{}})
+	if err != nil || len(ds) == 0 {
+		return before, err
+	}
+	var buf bytes.Buffer
+	for i := range ds {
+		line, err := Marshal(&ds[i])
+		if err != nil {
+			return before, err
+		}
+		buf.Write(line)
+	}
+	if err := app.Append(buf.Bytes()); err != nil {
+		return before, err
+	}
+	after, err := ix.Sync(ctx, SyncOptions{})
+	return merge(before, after), err
+}
+
+// RecordOutcome appends an outcome to the retrograde journal under its lock
+// and syncs it.
+func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncReport, error) {
+	path := ""
+	for _, f := range ix.Files {
+		if f.Kind == KindRetro {
+			path = f.Path
+		}
+	}
+	if path == "" {
+		return SyncReport{}, fmt.Errorf("record outcome: no retrograde journal configured")
+	}
+	line, err := Marshal(&rec)
+	if err != nil {
+		return SyncReport{}, err
+	}
+	app, err := OpenAppender(ix.Project.Path(path))
+	if err != nil {
+		return SyncReport{}, err
+	}
+	defer app.Close()
+	if err := app.Append(line); err != nil {
+		return SyncReport{}, err
+	}
+	return ix.Sync(ctx, SyncOptions{})
+}
+
+func merge(a, b SyncReport) SyncReport {
+	a.Decisions += b.Decisions
+	a.Events += b.Events
+	a.Problems = append(a.Problems, b.Problems...)
+	a.Torn = append(a.Torn, b.Torn...)
+	a.Rewritten = append(a.Rewritten, b.Rewritten...)
+	a.Recovered = append(a.Recovered, b.Recovered...)
+	return a
+}

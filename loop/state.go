@@ -1,0 +1,185 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// ErrNoState reports that the project has no state file (no loop started).
+var ErrNoState = errors.New("no loop state file")
+
+// field is one top-level member of the state object, its value kept raw.
+type field struct {
+	key string
+	raw json.RawMessage
+}
+
+// State is the ORBIT loop state file as an ordered object: reading and
+// writing it back changes only the fields set, keeps the others' values and
+// their order.
+type State struct {
+	Path   string
+	fields []field
+}
+
+// ReadState reads the state file at path. A missing file is ErrNoState; a
+// malformed one is an error naming the file and the position.
+func ReadState(path string) (*State, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoState)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state %s: %w", path, err)
+	}
+	return ParseState(path, data)
+}
+
+// ParseState parses a state file's bytes.
+func ParseState(path string, data []byte) (*State, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	dec := json.NewDecoder(bytes.NewReader(data))
+	fail := func(err error) error {
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		line, col := position(data, off)
+		return fmt.Errorf("%s:%d:%d: invalid state file: %v", path, line, col, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fail(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fail(fmt.Errorf("want a JSON object"))
+	}
+	s := &State{Path: path}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail(err)
+		}
+		key := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fail(err)
+		}
+		s.set(key, raw)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fail(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fail(fmt.Errorf("unexpected data after the object"))
+	}
+	return s, nil
+}
+
+func position(data []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < off && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func (s *State) set(key string, raw json.RawMessage) {
+	for i := range s.fields {
+		if s.fields[i].key == key {
+			s.fields[i].raw = raw
+			return
+		}
+	}
+	s.fields = append(s.fields, field{key: key, raw: raw})
+}
+
+func (s *State) get(key string) (json.RawMessage, bool) {
+	for _, f := range s.fields {
+		if f.key == key {
+			return f.raw, true
+		}
+	}
+	return nil, false
+}
+
+// Set sets a field to v, keeping its place (new fields go last).
+func (s *State) Set(key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("set %s in %s: %w", key, s.Path, err)
+	}
+	s.set(key, raw)
+	return nil
+}
+
+// Int reads an integer field; ok is false when it is absent or null.
+func (s *State) Int(key string) (v int64, ok bool, err error) {
+	raw, found := s.get(key)
+	if !found || string(raw) == "null" {
+		return 0, false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return 0, false, fmt.Errorf("%s: %s is %s, want an integer", s.Path, key, raw)
+	}
+	return v, true, nil
+}
+
+// Bool reads a boolean field.
+func (s *State) Bool(key string) (v bool, ok bool, err error) {
+	raw, found := s.get(key)
+	if !found || string(raw) == "null" {
+		return false, false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false, false, fmt.Errorf("%s: %s is %s, want true or false", s.Path, key, raw)
+	}
+	return v, true, nil
+}
+
+// String reads a string field.
+func (s *State) String(key string) (v string, ok bool, err error) {
+	raw, found := s.get(key)
+	if !found || string(raw) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false, fmt.Errorf("%s: %s is %s, want a string", s.Path, key, raw)
+	}
+	return v, true, nil
+}
+
+// Bytes renders the state as the seed writes it: a two-space indented object.
+func (s *State) Bytes() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for i, f := range s.fields {
+		k, _ := json.Marshal(f.key)
+		b.WriteString("  ")
+		b.Write(k)
+		b.WriteString(": ")
+		var v bytes.Buffer
+		if json.Indent(&v, f.raw, "  ", "  ") != nil {
+			v.Reset()
+			v.Write(f.raw)
+		}
+		b.Write(v.Bytes())
+		if i < len(s.fields)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
