@@ -78,7 +78,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	sdb.SetMaxOpenConns(1)
 	sdb.SetConnMaxIdleTime(0)
 	s := &Store{DB: sdb, Path: path}
-	if err := s.check(ctx); err != nil {
+	if err := s.checkRetry(ctx); err != nil {
 		sdb.Close()
 		return nil, err
 	}
@@ -102,6 +102,34 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openTimeout bounds how long Open waits for another process that holds
+// the database while it creates it (SQLite's busy handler does not run when
+// switching a new database to WAL).
+const openTimeout = 10 * time.Second
+
+// checkRetry runs check, retrying while the database is busy.
+func (s *Store) checkRetry(ctx context.Context) error {
+	deadline := time.Now().Add(openTimeout)
+	delay := 2 * time.Millisecond
+	for {
+		err := s.check(ctx)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 100*time.Millisecond)
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED)
 }
 
 // check reads back journal_mode; an unreadable file becomes ErrUnreadable.

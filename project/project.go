@@ -60,13 +60,16 @@ func Find(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find project from %s: %w", dir, err)
 	}
-	home, _ := os.UserHomeDir()
+	home := ""
+	if h, err := os.UserHomeDir(); err == nil {
+		home = canonical(h)
+	}
 	for d := abs; ; d = filepath.Dir(d) {
 		if isDir(filepath.Join(d, ".orbit")) {
 			return d, nil
 		}
 		if isDir(filepath.Join(d, ".claude")) {
-			if d != home || exists(filepath.Join(d, DecisionsFile)) || exists(filepath.Join(d, IndexFile)) {
+			if canonical(d) != home || exists(filepath.Join(d, DecisionsFile)) || exists(filepath.Join(d, IndexFile)) {
 				return d, nil
 			}
 		}
@@ -75,6 +78,19 @@ func Find(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: no .claude/ or .orbit/ in %s or any parent (run `orbit init`, or pass --root)", ErrNotFound, abs)
+}
+
+// canonical is p cleaned, absolute, with symlinks resolved (p itself when
+// they cannot be).
+func canonical(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 func isDir(p string) bool {

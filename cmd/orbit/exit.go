@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -64,7 +63,7 @@ func exitCode(w io.Writer, cmd *cobra.Command, err error) int {
 			fmt.Fprintf(w, "orbit: %s\n", fd.msg)
 		}
 		return exitFindings
-	case errors.As(err, &fe) || isCobraUsage(err):
+	case errors.As(err, &fe):
 		fmt.Fprintf(w, "orbit: %s\n", err)
 		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
@@ -77,14 +76,3 @@ func exitCode(w io.Writer, cmd *cobra.Command, err error) int {
 	}
 }
 
-// isCobraUsage recognises cobra's own argument and flag errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "received ", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}

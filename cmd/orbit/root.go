@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"strings"
 
@@ -25,11 +26,24 @@ them, rebuilt whenever it is missing or unreadable.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
+		// Without this, cobra reports an unknown command as a plain error.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += "; did you mean " + strings.Join(s, " or ") + "?"
+				}
+				return flagErrorf("%s", msg)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&f.RootFlag, "root", "", "project root (default: nearest directory up holding .claude/ or .orbit/; env ORBIT_ROOT)")
 	cmd.PersistentFlags().StringVar(&f.DBFlag, "db", "", "index path (default: <root>/.claude/orbit.db; env ORBIT_DB)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
 	cmd.CompletionOptions.HiddenDefaultCmd = true
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(
 		newCmdInit(f, nil),
 		newCmdDecide(f, nil),

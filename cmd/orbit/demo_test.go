@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemo(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	tests := []struct {
+		name     string
+		args     []string
+		tty      bool
+		wantKept string // directory the demo must leave behind ("" for none)
+	}{
+		{name: "temporary project, piped", args: []string{"demo"}},
+		{name: "temporary project, terminal", args: []string{"demo"}, tty: true},
+		{name: "--dir", args: []string{"demo", "--dir", dir}, wantKept: dir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := orbit(t, env{tty: tt.tty}, tt.args...)
+			if res.code != exitOK {
+				t.Fatalf("demo: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+			}
+			for _, want := range []string{
+				"same answers after the rebuild: yes",
+				"byte-identical: yes",
+				"$ orbit init\n",
+				"$ orbit verify\n",
+			} {
+				if !strings.Contains(res.stdout, want) {
+					t.Errorf("demo output does not contain %q:\n%s", want, res.stdout)
+				}
+			}
+			if after, _ := os.Getwd(); after != wd {
+				t.Errorf("demo left the working directory at %s; want %s", after, wd)
+			}
+			first := lines(res.stdout)[0]
+			root, ok := strings.CutPrefix(first, "orbit demo: a temporary project in ")
+			if !ok {
+				t.Fatalf("first line = %q; want it to name the project", first)
+			}
+			_, statErr := os.Stat(root)
+			switch {
+			case tt.wantKept == "" && statErr == nil:
+				t.Errorf("demo left its temporary project %s behind", root)
+				os.RemoveAll(root)
+			case tt.wantKept != "" && root != tt.wantKept:
+				t.Errorf("demo --dir built its project in %s; want %s", root, tt.wantKept)
+			case tt.wantKept != "" && !strings.Contains(res.stdout, "The project is kept in "+tt.wantKept):
+				t.Errorf("demo --dir does not say where the project is kept")
+			}
+			if tt.wantKept != "" {
+				if _, err := os.Stat(filepath.Join(tt.wantKept, journalRel)); err != nil {
+					t.Errorf("demo --dir did not keep its journal: %v", err)
+				}
+			}
+		})
+	}
+}
