@@ -334,3 +334,45 @@ func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, i
 	}
 	return out, total, nil
 }
+
+// DecisionsBySeq returns the decisions with the given journal positions.
+func (s *Store) DecisionsBySeq(ctx context.Context, seqs []int64) ([]DecisionRow, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, err
+	}
+	var out []DecisionRow
+	if err := s.DB.SelectContext(ctx, &out, decisionSelect+` WHERE d.seq IN (SELECT value FROM json_each(?))`, string(arr)); err != nil {
+		return nil, fmt.Errorf("read decisions: %w", err)
+	}
+	return out, nil
+}
+
+// Brief is what ranking needs of a decision: its place, category and
+// current outcome.
+type Brief struct {
+	Seq      int64  `db:"seq"`
+	Category string `db:"category"`
+	Outcome  string `db:"outcome"`
+}
+
+// Briefs returns the brief of each decision at the given journal positions.
+func (s *Store) Briefs(ctx context.Context, seqs []int64) ([]Brief, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, err
+	}
+	var out []Brief
+	err = s.DB.SelectContext(ctx, &out, `SELECT d.seq, d.category, coalesce(o.outcome, 'PENDING') AS outcome
+		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE d.seq IN (SELECT value FROM json_each(?))`, string(arr))
+	if err != nil {
+		return nil, fmt.Errorf("read decisions: %w", err)
+	}
+	return out, nil
+}

@@ -203,8 +203,12 @@ CREATE VIRTUAL TABLE decisions_fts USING fts5(
     tokenize = 'porter unicode61 remove_diacritics 2',
     detail = column
 );
+-- Per-term document counts of the full-text index, so that precedent search
+-- can query its rarest terms first and bound the rows bm25 must score.
+CREATE VIRTUAL TABLE decisions_vocab USING fts5vocab(decisions_fts, 'row');
 
 -- +goose Down
+DROP TABLE decisions_vocab;
 DROP TABLE decisions_fts;
 DROP TABLE knowledge_patterns;
 DROP TABLE loop_events;
