@@ -75,4 +75,3 @@ func exitCode(w io.Writer, cmd *cobra.Command, err error) int {
 		return exitError
 	}
 }
-
