@@ -110,12 +110,19 @@ func (in *Input) validate() error {
 		return inputErrorf("--depth %q is not allowed (allowed: %s)", in.Depth, strings.Join(journal.Depths, ", "))
 	case in.Decision != "" && !slices.Contains(journal.DecisionValues, in.Decision):
 		return inputErrorf("--decision %q is not allowed (allowed: %s)", in.Decision, strings.Join(journal.DecisionValues, ", "))
-	case in.Confidence != nil && (*in.Confidence < 0 || *in.Confidence > 1):
+	case in.Confidence != nil && !(*in.Confidence >= 0 && *in.Confidence <= 1): // NaN too
 		return inputErrorf("--confidence %v is outside 0..1", *in.Confidence)
 	case in.Iteration != nil && *in.Iteration < 1:
 		return inputErrorf("--iteration %d: iterations start at 1", *in.Iteration)
 	case in.Decision != "" && strings.TrimSpace(in.Reason) == "":
 		return inputErrorf("--reason is required with --decision: the journal is the only record of why")
+	}
+	if in.Retro != nil {
+		out, err := ParseOutcome(in.Retro.Outcome)
+		if err != nil {
+			return err
+		}
+		in.Retro.Outcome = out
 	}
 	return nil
 }
@@ -133,7 +140,7 @@ func (in *Input) make(id string, iteration int64, level trust.Level, now time.Ti
 	decision, reason := in.Decision, in.Reason
 	if decision == "" {
 		var ok bool
-		decision, reason, ok = policy.DefaultDecision(tier)
+		decision, reason, ok = policy.DefaultDecision(tier, in.Impact, *in.Reversible, level)
 		if !ok {
 			rev := "reversible"
 			if !*in.Reversible {

@@ -3,7 +3,9 @@ package ceo
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/policy"
 	"github.com/orbit-loop/orbit/project"
@@ -69,7 +71,8 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 	if err != nil {
 		return res, err
 	}
-	done := map[string]bool{}
+	// decided are the queue items taken out (by position in q).
+	decided := map[int]bool{}
 	build := func(ctx context.Context, ids *journal.IDs) ([]journal.Decision, error) {
 		h, err := trust.Current(ctx, ix.Store)
 		if err != nil {
@@ -81,13 +84,13 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			return nil, err
 		}
 		var out []journal.Decision
-		for _, r := range q.Requests {
+		for i, r := range q.Requests {
 			if r.ID != "" {
 				if _, found, err := ix.Store.DecisionByRequest(ctx, r.ID); err != nil {
 					return nil, err
 				} else if found {
 					res.AlreadyDecided = append(res.AlreadyDecided, r.ID)
-					done[r.ID] = true
+					decided[i] = true
 					continue
 				}
 			}
@@ -97,7 +100,7 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			if err != nil {
 				return nil, err
 			}
-			if _, _, auto := policy.DefaultDecision(tier); depth != "trivial" || !auto {
+			if _, _, auto := policy.DefaultDecision(tier, r.Impact, r.Reversible, h.Level); depth != "trivial" || !auto {
 				continue
 			}
 			id := fmt.Sprintf("iter-%d-?", iteration)
@@ -112,7 +115,7 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			}
 			out = append(out, d)
 			res.Decided = append(res.Decided, Result{Decision: d, Impact: r.Impact, Reversible: r.Reversible, Level: h.Level, Written: ids != nil})
-			done[r.ID] = true
+			decided[i] = true
 		}
 		return out, nil
 	}
@@ -126,18 +129,53 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 	} else if res.Sync, err = ix.Record(ctx, build); err != nil {
 		return res, err
 	}
-	rest := q.Without(func(r queue.Request) bool { return done[r.ID] })
-	res.Remaining = len(rest.Requests)
-	if res.Focus = deepest(rest.Requests, res.Level); res.Focus != nil {
+	var taken []queue.Request
+	for i := range q.Requests {
+		if decided[i] {
+			taken = append(taken, q.Requests[i])
+		}
+	}
+	if !opts.DryRun && len(taken) > 0 {
+		// Read the queue again just before the rewrite: a hook may have
+		// added items while the decisions were being recorded.
+		if q, err = removeFromQueue(ctx, ix, taken); err != nil {
+			return res, err
+		}
+	} else {
+		q = q.Without(func(r queue.Request) bool {
+			return slices.ContainsFunc(taken, func(t queue.Request) bool { return queue.Same(r, t) })
+		})
+	}
+	res.Remaining = len(q.Requests)
+	if res.Focus = deepest(q.Requests, res.Level); res.Focus != nil {
 		res.NextDepth = res.Focus.Depth
 	}
-	if opts.DryRun || len(done) == 0 {
+	if opts.DryRun || len(taken) == 0 {
 		return res, nil
 	}
-	if err := rest.Write(); err != nil {
-		return res, err
-	}
 	return res, SyncState(ctx, ix)
+}
+
+// removeFromQueue takes items out of the queue file under orbit's queue
+// lock: read, drop, atomic rewrite. It returns what remains.
+func removeFromQueue(ctx context.Context, ix *journal.Index, items []queue.Request) (*queue.Queue, error) {
+	path := ix.Project.Path(project.PendingFile)
+	unlock, err := flock.Path(ctx, path+".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	q, err := queue.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	rest := q.Without(func(r queue.Request) bool {
+		return slices.ContainsFunc(items, func(t queue.Request) bool { return queue.Same(r, t) })
+	})
+	if len(rest.Requests) == len(q.Requests) {
+		return rest, nil
+	}
+	return rest, rest.Write()
 }
 
 // DecideRequest decides one queued request (the deep focus, typically) with
@@ -161,10 +199,6 @@ func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, ver
 	if err != nil || opts.DryRun {
 		return res, err
 	}
-	// Re-read: another hook may have changed the queue meanwhile.
-	q, err = queue.Read(q.Path)
-	if err != nil {
-		return res, err
-	}
-	return res, q.Without(func(x queue.Request) bool { return x.ID == requestID }).Write()
+	_, err = removeFromQueue(ctx, ix, []queue.Request{r})
+	return res, err
 }

@@ -342,8 +342,31 @@ func (s *Store) EachIndexedLine(ctx context.Context, fileID int64, fn func(Index
 // OrphanEvents returns the events added after mark whose decision is not
 // indexed.
 func (tx *Tx) OrphanEvents(ctx context.Context, mark int64) ([]EventRow, error) {
+	return orphanEvents(ctx, tx, mark)
+}
+
+// OrphanEvents returns every event whose decision is not indexed, with the
+// path of its file.
+func (s *Store) OrphanEvents(ctx context.Context) ([]LocatedEvent, error) {
+	var out []LocatedEvent
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line, e.recorded_by, e.raw, f.path
+		FROM outcome_events e JOIN journal_files f ON f.id = e.file_id
+		WHERE NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = e.decision_id) ORDER BY f.id, e.line`)
+	if err != nil {
+		return nil, fmt.Errorf("check outcome events: %w", err)
+	}
+	return out, nil
+}
+
+// LocatedEvent is an event with the path of its file.
+type LocatedEvent struct {
+	EventRow
+	Path string `db:"path"`
+}
+
+func orphanEvents(ctx context.Context, q sqlx.QueryerContext, mark int64) ([]EventRow, error) {
 	var out []EventRow
-	err := tx.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line, e.recorded_by, e.raw
+	err := sqlx.SelectContext(ctx, q, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line, e.recorded_by, e.raw
 		FROM outcome_events e WHERE e.seq > ? AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = e.decision_id)`, mark)
 	if err != nil {
 		return nil, fmt.Errorf("check outcome events: %w", err)

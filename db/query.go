@@ -244,6 +244,9 @@ type SessionStats struct {
 	Review    int64 `db:"review" json:"needs_review"`
 	Correct   int64 `db:"correct" json:"correct"`
 	Incorrect int64 `db:"incorrect" json:"incorrect"`
+	// Of the trivial decisions (the batch), how many were not approved.
+	TrivialRejected int64 `db:"trivial_rejected" json:"trivial_rejected"`
+	TrivialReview   int64 `db:"trivial_review" json:"trivial_needs_review"`
 }
 
 // Stats counts decisions with ts at or after sinceNS and, when iteration is
@@ -259,7 +262,9 @@ func (s *Store) Stats(ctx context.Context, sinceNS int64, iteration *int64) (Ses
 		coalesce(sum(d.decision = 'REJECTED'), 0) AS rejected,
 		coalesce(sum(d.decision = 'NEEDS_REVIEW'), 0) AS review,
 		coalesce(sum(o.outcome = 'CORRECT'), 0) AS correct,
-		coalesce(sum(o.outcome = 'INCORRECT'), 0) AS incorrect
+		coalesce(sum(o.outcome = 'INCORRECT'), 0) AS incorrect,
+		coalesce(sum(d.depth = 'trivial' AND d.decision = 'REJECTED'), 0) AS trivial_rejected,
+		coalesce(sum(d.depth = 'trivial' AND d.decision = 'NEEDS_REVIEW'), 0) AS trivial_review
 		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE 1`
 	var args []any
 	if sinceNS > 0 {

@@ -18,7 +18,9 @@ const importFlushRecords = 10000
 
 // ImportOptions tune Import.
 type ImportOptions struct {
-	// DryRun reads and checks everything and writes nothing.
+	// DryRun reads and checks everything and appends nothing to the
+	// journal. (It still syncs the index with what others appended, the
+	// one ingest path, so that "already present" and conflicts are right.)
 	DryRun bool
 	// Progress, if set, is called as each source file is read.
 	Progress func(file string, done, total int64)

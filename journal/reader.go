@@ -130,8 +130,10 @@ func (r *Reader) readLine() (rawLine, error) {
 	if n := len(buf); n > 0 && buf[n-1] == '\r' {
 		buf = buf[:n-1]
 	}
-	if l.tooLong && l.length-1 <= MaxLineBytes {
-		l.tooLong = false // only the terminator pushed it over
+	// A line whose buffer overflowed holds more than MaxLineBytes of text
+	// even if its last two bytes were \r\n; one that did not, may still.
+	if len(buf) > MaxLineBytes {
+		l.tooLong, buf = true, nil
 	}
 	l.text = buf
 	return l, nil
@@ -152,7 +154,7 @@ func (r *Reader) Next() (Chunk, error) {
 	c, err := r.next()
 	if err == nil && c.Kind == Pending && r.AcceptUnterminated {
 		c.Kind = Bad
-		c.Err = &Problem{File: r.file, Line: c.Line, LineEnd: c.Line, Severity: SevError, Code: CodeTorn,
+		c.Err = &Problem{File: r.file, Line: c.Line, LineEnd: c.LineEnd, Severity: SevError, Code: CodeTorn,
 			Message: "truncated record at the end of the file: the JSON ends before the record does"}
 	}
 	return c, err
@@ -212,13 +214,19 @@ func (r *Reader) next() (Chunk, error) {
 func (r *Reader) assemble(first rawLine, c Chunk) (Chunk, error) {
 	lines := []rawLine{first}
 	text := bytes.Clone(first.text)
+	// pending: the file ends inside the record, a write in progress. The
+	// chunk covers every line read, so that it is the last one.
+	pending := func() (Chunk, error) {
+		last := lines[len(lines)-1]
+		c.Kind = Pending
+		c.LineEnd = last.num
+		c.Length = last.off + last.length - first.off
+		return c, nil
+	}
 	for len(lines) < maxRecordLines && len(text) <= MaxLineBytes {
 		l, err := r.readLine()
 		if errors.Is(err, io.EOF) {
-			// The file ends inside the record: a write in progress.
-			r.unread(lines[1:])
-			c.Kind = Pending
-			return c, nil
+			return pending()
 		}
 		if err != nil {
 			return Chunk{}, err
@@ -227,10 +235,13 @@ func (r *Reader) assemble(first rawLine, c Chunk) (Chunk, error) {
 		if l.tooLong || !utf8.Valid(l.text) || bytes.IndexByte(l.text, 0) >= 0 {
 			break
 		}
+		// A whole one-line record is never the inside of another: the
+		// first line is a fragment cut short, and this record stands.
+		if t := bytes.TrimSpace(l.text); len(t) > 0 && t[0] == '{' && t[len(t)-1] == '}' && json.Valid(t) {
+			break
+		}
 		if !l.terminated && !r.AcceptUnterminated {
-			r.unread(lines[1:])
-			c.Kind = Pending
-			return c, nil
+			return pending()
 		}
 		text = append(append(text, '\n'), l.text...)
 		if json.Valid(text) {

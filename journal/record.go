@@ -265,7 +265,7 @@ func ParseOutcome(text []byte) (ParsedOutcome, []remark, *remark) {
 // decodeObject runs a one-pass decoder over a record's text, turning its
 // error into one readable remark.
 func decodeObject(text []byte, decode func([]byte) error) *remark {
-	trimmed := bytes.TrimSpace(text)
+	trimmed := bytes.Trim(text, " \t\r\n") // JSON's whitespace, not Unicode's
 	if len(trimmed) > 0 && trimmed[0] != '{' && json.Valid(trimmed) {
 		return &remark{SevError, CodeNotObject, fmt.Sprintf("record is a JSON %s, not an object", jsonKind(trimmed))}
 	}

@@ -419,8 +419,10 @@ func (in *ingester) event(ctx context.Context, c Chunk, decisionID, outcome, ts,
 	return nil
 }
 
-// orphans warns about the events added since mark whose decision is not in
-// the journal: one query for the whole batch.
+// orphans reports the events added since mark whose decision is not in the
+// journal: one query for the whole batch. The warning is not stored, since
+// whether the decision exists changes as the files grow; verify computes it
+// from the index as it stands.
 func (in *ingester) orphans(ctx context.Context, mark int64) error {
 	if len(in.events) == 0 {
 		return nil
@@ -430,18 +432,16 @@ func (in *ingester) orphans(ctx context.Context, mark int64) error {
 		return err
 	}
 	for _, o := range orphans {
-		src, ok := in.events[o.Seq]
-		if !ok {
-			continue
-		}
-		c := src.c
-		err := in.finding(ctx, c, Problem{File: in.file, Line: c.Line, LineEnd: c.LineEnd, Severity: SevWarning, Code: CodeUnknownID, RecordID: o.DecisionID,
-			Message: fmt.Sprintf("%s %q names no decision in the journal (yet); the outcome is kept", src.field, o.DecisionID)})
-		if err != nil {
-			return err
+		if src, ok := in.events[o.Seq]; ok {
+			in.rep.Problems = append(in.rep.Problems, orphanProblem(in.file, src.c.Line, src.c.LineEnd, src.field, o.DecisionID))
 		}
 	}
 	return nil
+}
+
+func orphanProblem(file string, line, end int, field, id string) Problem {
+	return Problem{File: file, Line: line, LineEnd: end, Severity: SevWarning, Code: CodeUnknownID, RecordID: id,
+		Message: fmt.Sprintf("%s %q names no decision in the journal (yet); the outcome is kept", field, id)}
 }
 
 func (in *ingester) finding(ctx context.Context, c Chunk, p Problem) error {

@@ -61,6 +61,17 @@ func (ix *Index) Verify(ctx context.Context) (VerifyReport, error) {
 		rep.Findings = append(rep.Findings, Problem{File: f.Path, Line: int(f.Line), LineEnd: int(f.LineEnd), Severity: Severity(f.Severity),
 			Code: f.Code, RecordID: f.RecordID, Message: f.Message})
 	}
+	orphans, err := ix.Store.OrphanEvents(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, o := range orphans {
+		field := "decision_id"
+		if o.RecordedBy != "" {
+			field = "retrograde.previous_id"
+		}
+		rep.Findings = append(rep.Findings, orphanProblem(o.Path, int(o.Line), int(o.Line), field, o.DecisionID))
+	}
 	return rep, nil
 }
 

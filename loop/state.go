@@ -45,10 +45,17 @@ func ParseState(path string, data []byte) (*State, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	fail := func(err error) error {
+		// The decoder's offsets are relative to what each call saw; a
+		// whole-document parse gives the position in the file.
 		off := dec.InputOffset()
+		var whole any
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		if werr := json.Unmarshal(data, &whole); errors.As(werr, &se) {
+			// Offset counts the bytes read, the offending one included.
 			off = se.Offset
+			if off > 0 && off < int64(len(data)) {
+				off--
+			}
 		}
 		line, col := position(data, off)
 		return fmt.Errorf("%s:%d:%d: invalid state file: %v", path, line, col, strings.TrimPrefix(err.Error(), "json: "))

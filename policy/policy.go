@@ -141,13 +141,18 @@ func Matrix(level trust.Level) ([]Cell, error) {
 
 // DefaultDecision is the decision a tier makes without an agent:
 // auto_approve approves, escalate asks for human review. Other tiers need
-// the agent's decision (ok false).
-func DefaultDecision(tier string) (decision, reason string, ok bool) {
+// the agent's decision (ok false). The reason names the cell and the level.
+func DefaultDecision(tier, impact string, reversible bool, level trust.Level) (decision, reason string, ok bool) {
+	rev := "reversible"
+	if !reversible {
+		rev = "irreversible"
+	}
+	cell := fmt.Sprintf("%s impact, %s, trust %s", impact, rev, level)
 	switch tier {
 	case AutoApprove:
-		return "APPROVED", "Auto-approved: low impact and reversible (impact x reversibility matrix).", true
+		return "APPROVED", "Auto-approved by the impact x reversibility matrix (" + cell + ").", true
 	case Escalate:
-		return "NEEDS_REVIEW", "Escalated to human review by the impact x reversibility matrix at the current trust level.", true
+		return "NEEDS_REVIEW", "Escalated to human review by the impact x reversibility matrix (" + cell + ").", true
 	}
 	return "", "", false
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -91,7 +92,11 @@ func ParseRequest(where string, item int, raw []byte) (Request, error) {
 	if err := json.Unmarshal(trimmed, &w); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fail(te.Field, "want %s, got %s", te.Type.Elem().Kind(), te.Value)
+			t := te.Type
+			for t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			return fail(te.Field, "want %s, got %s", t.Kind(), te.Value)
 		}
 		return fail("", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
@@ -181,6 +186,15 @@ func (q *Queue) Find(id string) (Request, bool) {
 		}
 	}
 	return Request{}, false
+}
+
+// Same reports whether two requests are the same item: the same id, or,
+// without ids, the same fields.
+func Same(a, b Request) bool {
+	if a.ID != "" || b.ID != "" {
+		return a.ID == b.ID
+	}
+	return bytes.Equal(a.raw, b.raw)
 }
 
 // Without returns the queue without the requests for which drop is true.

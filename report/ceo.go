@@ -13,7 +13,7 @@ import (
 // DecisionBlock writes seed 000's decision struct for one decision.
 func DecisionBlock(w io.Writer, r ceo.Result) {
 	d := r.Decision
-	title := "[CEO-LOOP] Decision on: " + d.Input
+	title := "[CEO-LOOP] Decision on: " + oneLine(d.Input)
 	if !r.Written {
 		title += "  (dry run: not recorded)"
 	}
@@ -103,8 +103,8 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	fmt.Fprintf(w, "\n## Iteration %d Summary\n", p.Iteration)
 	it := p.ThisIter
 	verdict := "all APPROVED"
-	if it.Trivial > 0 && it.Approved < it.Total {
-		verdict = fmt.Sprintf("%d REJECTED, %d NEEDS_REVIEW", it.Rejected, it.Review)
+	if it.TrivialRejected+it.TrivialReview > 0 {
+		verdict = fmt.Sprintf("%d REJECTED, %d NEEDS_REVIEW", it.TrivialRejected, it.TrivialReview)
 	}
 	fmt.Fprintf(w, "- Decisions: %d (trivial batch: %d — %s)\n", it.Total, it.Trivial, verdict)
 	if p.Focus != nil {

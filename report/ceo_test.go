@@ -1,0 +1,354 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/report"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// update rewrites the golden files under testdata instead of comparing with
+// them: go test ./report -run Golden -update
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// now is the clock of the reports: half an hour into the fixed session.
+var now = time.Date(2026, 3, 8, 10, 30, 0, 0, time.UTC)
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(tb testing.TB, name string, got []byte) {
+	tb.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		tb.Errorf("%s differs (run with -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// newProject returns an index over a temporary project holding copies of
+// the files under testdata/dir ("" for an empty project), synced.
+func newProject(tb testing.TB, dir string) *journal.Index {
+	tb.Helper()
+	root := tb.TempDir()
+	claude := filepath.Join(root, ".claude")
+	if err := os.MkdirAll(claude, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if dir != "" {
+		entries, err := os.ReadDir(filepath.Join("testdata", dir))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join("testdata", dir, e.Name()))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(claude, e.Name()), data, 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	p, err := project.New(root, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	store, err := db.Open(ctx, p.DB, db.Options{})
+	if err != nil {
+		tb.Fatalf("db.Open: %v", err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	ix := journal.NewIndex(store, p)
+	ix.Now = func() time.Time { return now }
+	rep, err := ix.Sync(ctx, journal.SyncOptions{})
+	if err != nil {
+		tb.Fatalf("Sync: %v", err)
+	}
+	if rep.Errors() > 0 {
+		tb.Fatalf("Sync rejected lines: %v", rep.Problems)
+	}
+	return ix
+}
+
+func gather(tb testing.TB, ix *journal.Index) ceo.Progress {
+	tb.Helper()
+	p, err := ceo.GatherProgress(context.Background(), ix, now)
+	if err != nil {
+		tb.Fatalf("GatherProgress: %v", err)
+	}
+	return p
+}
+
+func TestDecisionBlockGolden(t *testing.T) {
+	prev := "iter-6-2"
+	tests := []struct {
+		name string
+		res  ceo.Result
+	}{
+		{"auto-approved", ceo.Result{
+			Decision: journal.Decision{ID: "iter-7-1", Iteration: 7, Tier: "auto_approve", Depth: "trivial", Category: "quality",
+				Input: "Add ESLint rule eqeqeq", Decision: "APPROVED", Reason: "Auto-approved: low impact and reversible (impact x reversibility matrix).",
+				Retrograde: journal.Retrograde{Outcome: "N/A"}},
+			Impact: "low", Reversible: true, Level: trust.Standard, Written: true,
+		}},
+		{"dry-run", ceo.Result{
+			Decision: journal.Decision{ID: "iter-7-?", Iteration: 7, Tier: "quick_review", Depth: "medium", Category: "architecture",
+				Input: "SQLite vs Postgres for state storage", Decision: "APPROVED", Reason: "single user, reversible",
+				NextAction: "implement on SQLite behind an interface", Retrograde: journal.Retrograde{Outcome: "N/A"}},
+			Impact: "medium", Reversible: true, Level: trust.Standard,
+		}},
+		{"retrograde-multiline", ceo.Result{
+			Decision: journal.Decision{ID: "iter-8-3", Iteration: 8, Tier: "escalate", Depth: "heavy", Category: "deploy",
+				Input: "Ship to production", Decision: "NEEDS_REVIEW", Reason: "Escalated:\n  demoted trust,\r\n  irreversible",
+				NextAction: "Ask the human\nin #deploys", Retrograde: journal.Retrograde{PreviousID: &prev, Outcome: "INCORRECT"}},
+			Impact: "high", Reversible: false, Level: trust.Demoted, Written: true,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			report.DecisionBlock(&b, tt.res)
+			golden(t, "decision-"+tt.name+".golden", b.Bytes())
+		})
+	}
+}
+
+// TestDecisionBlockShape: whatever the text of a decision (titles from a
+// queue file may hold newlines), the block is seed 000's struct: a title
+// line, then one tree line per field.
+func TestDecisionBlockShape(t *testing.T) {
+	tests := []struct {
+		name                      string
+		input, reason, nextAction string
+	}{
+		{"plain", "Add ESLint rule", "ok", "commit"},
+		{"multi-line reason and next action", "Add ESLint rule", "ok\nreally", "commit\r\nthen push"},
+		{"multi-line title", "Remove the legacy v1 API\n(breaking)", "ok", "commit"},
+		{"title with CRLF", "Remove the legacy v1 API\r\nnow", "ok", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			report.DecisionBlock(&b, ceo.Result{Decision: journal.Decision{ID: "iter-1-1", Iteration: 1, Tier: "quick_review", Depth: "light",
+				Category: "scope", Input: tt.input, Decision: "APPROVED", Reason: tt.reason, NextAction: tt.nextAction},
+				Impact: "low", Reversible: false, Level: trust.Standard, Written: true})
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if len(lines) != 6 {
+				t.Errorf("DecisionBlock is %d lines; want 6:\n%s", len(lines), b.String())
+			}
+			for i, l := range lines {
+				ok := strings.HasPrefix(l, "├─ ") || (i == len(lines)-1 && strings.HasPrefix(l, "└─ "))
+				if i == 0 {
+					ok = strings.HasPrefix(l, "[CEO-LOOP] Decision on: ")
+				}
+				if !ok || strings.Contains(l, "\r") {
+					t.Errorf("DecisionBlock line %d = %q; want the struct's shape:\n%s", i+1, l, b.String())
+				}
+			}
+		})
+	}
+}
+
+func TestProgressMarkdownGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  string
+	}{
+		{"progress", "project"},
+		{"progress-empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := gather(t, newProject(t, tt.dir))
+			var b bytes.Buffer
+			report.ProgressMarkdown(&b, p)
+			golden(t, tt.name+".golden", b.Bytes())
+		})
+	}
+}
+
+func TestSessionSummaryGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  string
+	}{
+		{"summary", "project"},
+		{"summary-empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := gather(t, newProject(t, tt.dir))
+			var b bytes.Buffer
+			report.SessionSummary(&b, p)
+			golden(t, tt.name+".golden", b.Bytes())
+		})
+	}
+}
+
+// TestGatherProgress pins what the goldens are made of.
+func TestGatherProgress(t *testing.T) {
+	p := gather(t, newProject(t, "project"))
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"iteration", p.Iteration, int64(3)},
+		{"pending", p.Pending, 3},
+		{"next depth", p.NextDepth, "heavy"},
+		{"trust correct", p.Trust.Correct, 3},
+		{"trust incorrect", p.Trust.Incorrect, 1},
+		{"trust level", p.Trust.Level, trust.Standard},
+		{"this iteration total", p.ThisIter.Total, int64(2)},
+		{"this iteration trivial", p.ThisIter.Trivial, int64(1)},
+		{"focus", p.Focus != nil && p.Focus.ID == "iter-3-2", true},
+		{"session total (since started_at)", p.Session.Total, int64(6)},
+		{"session auto", p.Session.Auto, int64(2)},
+		{"session deep", p.Session.Deep, int64(4)},
+		{"session escalated", p.Session.Escalated, int64(1)},
+		{"session correct", p.Session.Correct, int64(2)},
+		{"session incorrect", p.Session.Incorrect, int64(1)},
+		{"stale (iterations before 1)", p.Stale, int64(0)},
+		{"latest events", len(p.Latest), 4},
+		{"newest event first", p.Latest[0].DecisionID, "old-1"},
+		{"loop started", p.Loop.Started.Equal(time.Date(2026, 3, 8, 10, 0, 0, 0, time.UTC)), true},
+		{"escalation counter", p.Loop.EscalationCount, int64(1)},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("GatherProgress %s = %v; want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestProgressTop: the Stop hook re-feeds only the first 30 lines of the
+// progress file (seed gotcha 5), so queue status, the next depth target,
+// the retrograde results, the accuracy and the alert must be there however
+// long the queue and the history.
+func TestProgressTop(t *testing.T) {
+	ix := newProject(t, "")
+	claude := ix.Project.Path(".claude")
+	state := `{"active": true, "iteration": 40, "max_iterations": 50, "started_at": "2026-03-08T10:00:00Z", "depth_escalation_counter": 2}`
+	if err := os.WriteFile(filepath.Join(claude, "ceo-loop-state.json"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var q strings.Builder
+	q.WriteString("[\n")
+	for k := range 60 {
+		if k > 0 {
+			q.WriteString(",\n")
+		}
+		fmt.Fprintf(&q, `{"id":"req-%d","category":"feature","title":"Queued item %d with a long title\nthat spans lines %s","impact":"%s","reversible":%v}`,
+			k, k, strings.Repeat("and more ", 20), []string{"low", "medium", "high"}[k%3], k%2 == 0)
+	}
+	q.WriteString("\n]\n")
+	if err := os.WriteFile(filepath.Join(claude, "ceo-decisions-pending.json"), []byte(q.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ds, os2 bytes.Buffer
+	for k := range 80 {
+		id := fmt.Sprintf("iter-%d-1", k%40+1)
+		if k >= 40 {
+			id = fmt.Sprintf("iter-%d-2", k%40+1)
+		}
+		ts := time.Date(2026, 3, 8, 10, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Minute).Format(time.RFC3339)
+		d := journal.Decision{ID: id, Iteration: int64(k%40 + 1), TS: ts, Tier: "quick_review", Depth: "light", Category: "feature",
+			Input: "Decision " + id, Decision: "APPROVED", Reason: "r", Verification: "PENDING", Retrograde: journal.Retrograde{Outcome: "N/A"}}
+		line, _ := journal.Marshal(&d)
+		ds.Write(line)
+		outcome := "INCORRECT"
+		if k%3 == 0 {
+			outcome = "CORRECT"
+		}
+		rec := journal.OutcomeRecord{TS: ts, DecisionID: id, Outcome: outcome,
+			Evidence: "evidence line one\nline two " + strings.Repeat("long evidence ", 30)}
+		line, _ = journal.Marshal(&rec)
+		os2.Write(line)
+	}
+	if err := os.WriteFile(ix.Project.Path(project.DecisionsFile), ds.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ix.Project.Path(project.RetroFile), os2.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(context.Background(), journal.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := gather(t, ix)
+	if !p.Trust.Alert {
+		t.Fatalf("test setup: want the trust alert raised, got %+v", p.Trust)
+	}
+	var b bytes.Buffer
+	report.ProgressMarkdown(&b, p)
+	lines := strings.Split(b.String(), "\n")
+	head := lines[:min(30, len(lines))]
+	find := func(prefix string) int {
+		for i, l := range head {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	for _, want := range []string{
+		"**Trust level**",
+		"⚠️ TRUST CALIBRATION ALERT",
+		"## Queue Status",
+		"- Remaining pending decisions: 60",
+		"- Next depth target: heavy",
+		"## Retrograde Results",
+		"- iter-40-2: ",
+		"- Stale (PENDING > 2 iterations)",
+	} {
+		if find(want) == 0 {
+			t.Errorf("progress file: %q is not within the first 30 lines:\n%s", want, strings.Join(head, "\n"))
+		}
+	}
+	if n := find("**Trust level**"); n > 0 && !strings.Contains(head[n-1], "**Accuracy**: 27/80 = 33.8%") {
+		t.Errorf("accuracy line = %q; want 27/80 = 33.8%%", head[n-1])
+	}
+}
+
+// TestProgressIterationSummary: the trivial-batch line speaks of the
+// trivial batch; a rejection of the deep focus is not a rejection in the
+// batch.
+func TestProgressIterationSummary(t *testing.T) {
+	p := ceo.Progress{Iteration: 4, Now: now}
+	// Iteration 4: one trivial item APPROVED in the batch, the deep focus
+	// REJECTED.
+	p.ThisIter.Total, p.ThisIter.Trivial, p.ThisIter.Approved, p.ThisIter.Rejected = 2, 1, 1, 1
+	var b bytes.Buffer
+	report.ProgressMarkdown(&b, p)
+	var line string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "- Decisions:") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no '- Decisions:' line in\n%s", b.String())
+	}
+	if strings.Contains(line, "trivial batch: 1 — 1 REJECTED") {
+		t.Errorf("iteration summary %q reports the deep focus's rejection as a rejection in the trivial batch (which approved its only item)", line)
+	}
+}
