@@ -32,8 +32,10 @@ fuzz:
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzDecodeMatchesEncodingJSON$$' -fuzztime $(FUZZTIME)
 
 # Benchmarks side by side with the peer tools; writes BENCHMARKS.md.
+# BENCHFLAGS="-only import" runs one suite (its section is replaced);
+# BENCHFLAGS=-quick smoke-tests the harness on 1k/10k journals.
 bench:
-	$(GO) run ./bench/cmd/orbit-bench -out BENCHMARKS.md
+	$(GO) run ./bench/cmd/orbit-bench -out BENCHMARKS.md $(BENCHFLAGS)
 
 clean:
 	rm -rf bin

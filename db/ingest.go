@@ -23,7 +23,13 @@ type FileState struct {
 	LastTSNS     int64  `db:"last_ts_ns"`
 	TornLine     int64  `db:"torn_line"`
 	TornSize     int64  `db:"torn_size"`
-	SyncedAt     string `db:"synced_at"`
+	// Records counts the records indexed from the file, Events the outcome
+	// events, Rejected and Warnings its findings.
+	Records  int64  `db:"records"`
+	Events   int64  `db:"events"`
+	Rejected int64  `db:"rejected"`
+	Warnings int64  `db:"warnings"`
+	SyncedAt string `db:"synced_at"`
 }
 
 // DecisionRow is a decision as the index stores it.
@@ -90,7 +96,7 @@ type FindingRow struct {
 	Excerpt    string `db:"excerpt"`
 }
 
-const fileCols = `id, path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, synced_at`
+const fileCols = `id, path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, records, events, rejected, warnings, synced_at`
 
 // FileState returns the sync state of path, or found=false.
 func (tx *Tx) FileState(ctx context.Context, path string) (FileState, bool, error) {
@@ -117,8 +123,8 @@ func fileState(ctx context.Context, q sqlx.QueryerContext, path string) (st File
 // SaveFileState inserts or updates st, setting st.ID on insert.
 func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 	if st.ID == 0 {
-		res, err := tx.NamedExecContext(ctx, `INSERT INTO journal_files (path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, synced_at)
-			VALUES (:path, :kind, :dev, :ino, :size, :mtime_ns, :synced_offset, :synced_lines, :tail_hash, :last_ts_ns, :torn_line, :torn_size, :synced_at)`, st)
+		res, err := tx.NamedExecContext(ctx, `INSERT INTO journal_files (path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, records, events, rejected, warnings, synced_at)
+			VALUES (:path, :kind, :dev, :ino, :size, :mtime_ns, :synced_offset, :synced_lines, :tail_hash, :last_ts_ns, :torn_line, :torn_size, :records, :events, :rejected, :warnings, :synced_at)`, st)
 		if err != nil {
 			return fmt.Errorf("record sync state of %s: %w", st.Path, err)
 		}
@@ -127,7 +133,7 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 	}
 	_, err := tx.NamedExecContext(ctx, `UPDATE journal_files SET kind = :kind, dev = :dev, ino = :ino, size = :size, mtime_ns = :mtime_ns,
 		synced_offset = :synced_offset, synced_lines = :synced_lines, tail_hash = :tail_hash, last_ts_ns = :last_ts_ns,
-		torn_line = :torn_line, torn_size = :torn_size, synced_at = :synced_at WHERE id = :id`, st)
+		torn_line = :torn_line, torn_size = :torn_size, records = :records, events = :events, rejected = :rejected, warnings = :warnings, synced_at = :synced_at WHERE id = :id`, st)
 	if err != nil {
 		return fmt.Errorf("record sync state of %s: %w", st.Path, err)
 	}
@@ -269,23 +275,47 @@ func (tx *Tx) ResetFile(ctx context.Context, fileID int64) error {
 		`DELETE FROM decisions WHERE file_id = ?`,
 		`DELETE FROM outcome_events WHERE file_id = ?`,
 		`DELETE FROM findings WHERE file_id = ?`,
-		`UPDATE journal_files SET size = 0, mtime_ns = 0, synced_offset = 0, synced_lines = 0, tail_hash = '', last_ts_ns = 0, torn_line = 0, torn_size = 0 WHERE id = ?`,
+		`UPDATE journal_files SET size = 0, mtime_ns = 0, synced_offset = 0, synced_lines = 0, tail_hash = '', last_ts_ns = 0, torn_line = 0, torn_size = 0, records = 0, events = 0, rejected = 0, warnings = 0 WHERE id = ?`,
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
 			return fmt.Errorf("reset file %d: %w", fileID, err)
 		}
 	}
-	// Current outcomes are recomputed from the events that remain.
-	for _, q := range []string{
-		`DELETE FROM decision_outcomes`,
-		`INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
+	// Current outcomes and the totals are recomputed from what remains.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM decision_outcomes`); err != nil {
+		return fmt.Errorf("reset file %d: %w", fileID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
 			SELECT decision_id, (SELECT d.seq FROM decisions d WHERE d.id = decision_id), outcome, seq, at_ns, src_rank, line FROM (
 				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
-				FROM outcome_events) WHERE rn = 1`,
+				FROM outcome_events) WHERE rn = 1`); err != nil {
+		return fmt.Errorf("reset file %d: %w", fileID, err)
+	}
+	return tx.RecomputeTotals(ctx)
+}
+
+// RecomputeTotals rebuilds the trigger-kept totals from decision_outcomes
+// (after bulk deletes, when the triggers could not see the decisions).
+func (tx *Tx) RecomputeTotals(ctx context.Context) error {
+	scored := `FROM decision_outcomes o JOIN decisions d ON d.seq = o.decision_seq WHERE o.outcome IN ('CORRECT', 'INCORRECT')`
+	for _, q := range []string{
+		`UPDATE outcome_totals SET n = (SELECT count(*) FROM decision_outcomes o WHERE o.outcome = outcome_totals.outcome AND o.decision_seq IS NOT NULL)`,
+		`DELETE FROM trust_cells`,
+		`INSERT INTO trust_cells (category, tier, depth, requestor, correct, incorrect)
+			SELECT d.category, d.tier, d.depth, d.requestor, sum(o.outcome = 'CORRECT'), sum(o.outcome = 'INCORRECT') ` + scored + `
+			GROUP BY 1, 2, 3, 4`,
+		`DELETE FROM trust_iterations`,
+		`INSERT INTO trust_iterations (iteration, correct, incorrect)
+			SELECT d.iteration, sum(o.outcome = 'CORRECT'), sum(o.outcome = 'INCORRECT') ` + scored + ` GROUP BY 1`,
+		`DELETE FROM trust_calibration`,
+		`INSERT INTO trust_calibration (bucket, n, correct, conf_u, conf2_u2, conf_correct_u)
+			SELECT b, count(*), sum(ok), sum(u), sum(u * u), sum(u * ok) FROM (
+				SELECT CAST(round(d.confidence * 100) AS INTEGER) AS b, CAST(round(d.confidence * 1000000) AS INTEGER) AS u,
+					o.outcome = 'CORRECT' AS ok ` + scored + ` AND d.confidence IS NOT NULL) GROUP BY b`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("reset file %d: %w", fileID, err)
+			return fmt.Errorf("recompute totals: %w", err)
 		}
 	}
 	return nil

@@ -35,14 +35,15 @@ type Counts struct {
 	Incorrect int64 `db:"incorrect" json:"incorrect"`
 }
 
-// Counts returns how many records and findings the index holds.
+// Counts returns how many records and findings the index holds, from the
+// per-file counters sync keeps (no count over the tables).
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := s.DB.GetContext(ctx, &c, `SELECT
-		(SELECT count(*) FROM decisions) AS decisions,
-		(SELECT count(*) FROM outcome_events) AS events,
-		(SELECT count(*) FROM findings WHERE severity = 'error') AS rejected,
-		(SELECT count(*) FROM findings WHERE severity = 'warning') AS warnings,
+		(SELECT coalesce(sum(records), 0) FROM journal_files WHERE kind = 'decisions') AS decisions,
+		(SELECT coalesce(sum(events), 0) FROM journal_files) AS events,
+		(SELECT coalesce(sum(rejected), 0) FROM journal_files) AS rejected,
+		(SELECT coalesce(sum(warnings), 0) FROM journal_files) AS warnings,
 		(SELECT n FROM outcome_totals WHERE outcome = 'CORRECT') AS correct,
 		(SELECT n FROM outcome_totals WHERE outcome = 'INCORRECT') AS incorrect`)
 	if err != nil {

@@ -375,6 +375,7 @@ func (in *ingester) decision(ctx context.Context, pc *parsed) error {
 			Message: fmt.Sprintf("duplicate id %q (first at %s:%d); not indexed", p.ID, path, line)})
 	}
 	in.rep.Decisions++
+	in.st.Records++
 	for _, w := range pc.warns {
 		if err := in.finding(ctx, c, w.at(in.file, c, p.ID)); err != nil {
 			return err
@@ -396,6 +397,7 @@ func (in *ingester) outcome(ctx context.Context, pc *parsed) error {
 	if !p.TSTime.IsZero() {
 		in.st.LastTSNS = p.TSTime.UnixNano()
 	}
+	in.st.Records++
 	return in.event(ctx, c, p.DecisionID, p.Outcome, p.TS, p.Evidence, "", string(c.Text))
 }
 
@@ -412,6 +414,7 @@ func (in *ingester) event(ctx context.Context, c Chunk, decisionID, outcome, ts,
 		return err
 	}
 	in.rep.Events++
+	in.st.Events++
 	if in.events == nil {
 		in.events = map[int64]eventSource{}
 	}
@@ -449,6 +452,11 @@ func (in *ingester) finding(ctx context.Context, c Chunk, p Problem) error {
 		Severity: string(p.Severity), Code: p.Code, RecordID: p.RecordID, Message: p.Message, Excerpt: excerpt(c.Text)}
 	if err := in.tx.InsertFinding(ctx, &f); err != nil {
 		return err
+	}
+	if p.Severity == SevError {
+		in.st.Rejected++
+	} else {
+		in.st.Warnings++
 	}
 	in.rep.Problems = append(in.rep.Problems, p)
 	return nil

@@ -8,7 +8,9 @@
 -- One row per authoritative file that sync reads (decision journal,
 -- retrograde journal). offset/lines mark the end of the last complete record
 -- ingested; tail_hash is sha256 of up to 4096 bytes before offset, so a grown
--- file is checked cheaply for a rewritten past.
+-- file is checked cheaply for a rewritten past. records, events, rejected
+-- and warnings count what was indexed from the file, so that totals never
+-- need a count(*) over a million rows.
 CREATE TABLE journal_files (
     id            INTEGER PRIMARY KEY,
     path          TEXT    NOT NULL UNIQUE,
@@ -23,6 +25,10 @@ CREATE TABLE journal_files (
     last_ts_ns    INTEGER NOT NULL DEFAULT 0,
     torn_line     INTEGER NOT NULL DEFAULT 0,
     torn_size     INTEGER NOT NULL DEFAULT 0,
+    records       INTEGER NOT NULL DEFAULT 0,
+    events        INTEGER NOT NULL DEFAULT 0,
+    rejected      INTEGER NOT NULL DEFAULT 0,
+    warnings      INTEGER NOT NULL DEFAULT 0,
     synced_at     TEXT    NOT NULL DEFAULT ''
 );
 
@@ -101,30 +107,108 @@ CREATE INDEX decision_outcomes_scored ON decision_outcomes (decision_seq)
     WHERE outcome IN ('CORRECT', 'INCORRECT') AND decision_seq IS NOT NULL;
 CREATE INDEX decision_outcomes_waiting ON decision_outcomes (decision_id) WHERE decision_seq IS NULL;
 
--- How many indexed decisions have each current outcome, kept exact by
--- triggers so that the hook path reads the totals without counting.
+-- Derived totals, kept exact by the triggers below so that the hook path
+-- and `orbit trust` read them instead of scanning a million decisions.
+-- A decision counts once it is indexed (decision_seq set); the trust tables
+-- count the scored ones (CORRECT or INCORRECT). Confidence sums are integers
+-- in millionths, so that a rebuild gives back exactly the same figures.
 CREATE TABLE outcome_totals (
     outcome TEXT    PRIMARY KEY,
     n       INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT INTO outcome_totals (outcome, n) VALUES ('CORRECT', 0), ('INCORRECT', 0), ('PENDING', 0), ('N/A', 0);
 
+CREATE TABLE trust_cells (
+    category  TEXT    NOT NULL,
+    tier      TEXT    NOT NULL,
+    depth     TEXT    NOT NULL,
+    requestor TEXT    NOT NULL,
+    correct   INTEGER NOT NULL,
+    incorrect INTEGER NOT NULL,
+    PRIMARY KEY (category, tier, depth, requestor)
+) WITHOUT ROWID;
+
+CREATE TABLE trust_iterations (
+    iteration INTEGER PRIMARY KEY,
+    correct   INTEGER NOT NULL,
+    incorrect INTEGER NOT NULL
+);
+
+-- bucket is round(confidence * 100): 0..100.
+CREATE TABLE trust_calibration (
+    bucket        INTEGER PRIMARY KEY,
+    n             INTEGER NOT NULL,
+    correct       INTEGER NOT NULL,
+    conf_u        INTEGER NOT NULL,
+    conf2_u2      INTEGER NOT NULL,
+    conf_correct_u INTEGER NOT NULL
+);
+
 -- +goose StatementBegin
 CREATE TRIGGER decision_outcomes_insert AFTER INSERT ON decision_outcomes
 WHEN NEW.decision_seq IS NOT NULL BEGIN
     UPDATE outcome_totals SET n = n + 1 WHERE outcome = NEW.outcome;
+    INSERT INTO trust_cells (category, tier, depth, requestor, correct, incorrect)
+        SELECT d.category, d.tier, d.depth, d.requestor, NEW.outcome = 'CORRECT', NEW.outcome = 'INCORRECT'
+        FROM decisions d WHERE d.seq = NEW.decision_seq AND NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET correct = correct + excluded.correct, incorrect = incorrect + excluded.incorrect;
+    INSERT INTO trust_iterations (iteration, correct, incorrect)
+        SELECT d.iteration, NEW.outcome = 'CORRECT', NEW.outcome = 'INCORRECT'
+        FROM decisions d WHERE d.seq = NEW.decision_seq AND NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET correct = correct + excluded.correct, incorrect = incorrect + excluded.incorrect;
+    INSERT INTO trust_calibration (bucket, n, correct, conf_u, conf2_u2, conf_correct_u)
+        SELECT c.b, 1, NEW.outcome = 'CORRECT', c.u, c.u * c.u, c.u * (NEW.outcome = 'CORRECT')
+        FROM (SELECT CAST(round(d.confidence * 100) AS INTEGER) AS b, CAST(round(d.confidence * 1000000) AS INTEGER) AS u
+              FROM decisions d WHERE d.seq = NEW.decision_seq AND d.confidence IS NOT NULL) c
+        WHERE NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET n = n + excluded.n, correct = correct + excluded.correct, conf_u = conf_u + excluded.conf_u,
+            conf2_u2 = conf2_u2 + excluded.conf2_u2, conf_correct_u = conf_correct_u + excluded.conf_correct_u;
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE TRIGGER decision_outcomes_delete AFTER DELETE ON decision_outcomes
 WHEN OLD.decision_seq IS NOT NULL BEGIN
     UPDATE outcome_totals SET n = n - 1 WHERE outcome = OLD.outcome;
+    UPDATE trust_cells SET correct = correct - (OLD.outcome = 'CORRECT'), incorrect = incorrect - (OLD.outcome = 'INCORRECT')
+        WHERE (category, tier, depth, requestor) = (SELECT d.category, d.tier, d.depth, d.requestor FROM decisions d WHERE d.seq = OLD.decision_seq);
+    UPDATE trust_iterations SET correct = correct - (OLD.outcome = 'CORRECT'), incorrect = incorrect - (OLD.outcome = 'INCORRECT')
+        WHERE iteration = (SELECT d.iteration FROM decisions d WHERE d.seq = OLD.decision_seq);
+    UPDATE trust_calibration SET n = n - 1, correct = correct - (OLD.outcome = 'CORRECT'),
+            conf_u = conf_u - c.u, conf2_u2 = conf2_u2 - c.u * c.u, conf_correct_u = conf_correct_u - c.u * (OLD.outcome = 'CORRECT')
+        FROM (SELECT CAST(round(d.confidence * 100) AS INTEGER) AS b, CAST(round(d.confidence * 1000000) AS INTEGER) AS u
+              FROM decisions d WHERE d.seq = OLD.decision_seq AND d.confidence IS NOT NULL) c
+        WHERE bucket = c.b AND OLD.outcome IN ('CORRECT', 'INCORRECT');
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE TRIGGER decision_outcomes_update AFTER UPDATE OF outcome, decision_seq ON decision_outcomes BEGIN
     UPDATE outcome_totals SET n = n - 1 WHERE OLD.decision_seq IS NOT NULL AND outcome = OLD.outcome;
     UPDATE outcome_totals SET n = n + 1 WHERE NEW.decision_seq IS NOT NULL AND outcome = NEW.outcome;
+    UPDATE trust_cells SET correct = correct - (OLD.outcome = 'CORRECT'), incorrect = incorrect - (OLD.outcome = 'INCORRECT')
+        WHERE OLD.decision_seq IS NOT NULL
+          AND (category, tier, depth, requestor) = (SELECT d.category, d.tier, d.depth, d.requestor FROM decisions d WHERE d.seq = OLD.decision_seq);
+    INSERT INTO trust_cells (category, tier, depth, requestor, correct, incorrect)
+        SELECT d.category, d.tier, d.depth, d.requestor, NEW.outcome = 'CORRECT', NEW.outcome = 'INCORRECT'
+        FROM decisions d WHERE d.seq = NEW.decision_seq AND NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET correct = correct + excluded.correct, incorrect = incorrect + excluded.incorrect;
+    UPDATE trust_iterations SET correct = correct - (OLD.outcome = 'CORRECT'), incorrect = incorrect - (OLD.outcome = 'INCORRECT')
+        WHERE OLD.decision_seq IS NOT NULL AND iteration = (SELECT d.iteration FROM decisions d WHERE d.seq = OLD.decision_seq);
+    INSERT INTO trust_iterations (iteration, correct, incorrect)
+        SELECT d.iteration, NEW.outcome = 'CORRECT', NEW.outcome = 'INCORRECT'
+        FROM decisions d WHERE d.seq = NEW.decision_seq AND NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET correct = correct + excluded.correct, incorrect = incorrect + excluded.incorrect;
+    UPDATE trust_calibration SET n = n - 1, correct = correct - (OLD.outcome = 'CORRECT'),
+            conf_u = conf_u - c.u, conf2_u2 = conf2_u2 - c.u * c.u, conf_correct_u = conf_correct_u - c.u * (OLD.outcome = 'CORRECT')
+        FROM (SELECT CAST(round(d.confidence * 100) AS INTEGER) AS b, CAST(round(d.confidence * 1000000) AS INTEGER) AS u
+              FROM decisions d WHERE d.seq = OLD.decision_seq AND d.confidence IS NOT NULL) c
+        WHERE bucket = c.b AND OLD.decision_seq IS NOT NULL AND OLD.outcome IN ('CORRECT', 'INCORRECT');
+    INSERT INTO trust_calibration (bucket, n, correct, conf_u, conf2_u2, conf_correct_u)
+        SELECT c.b, 1, NEW.outcome = 'CORRECT', c.u, c.u * c.u, c.u * (NEW.outcome = 'CORRECT')
+        FROM (SELECT CAST(round(d.confidence * 100) AS INTEGER) AS b, CAST(round(d.confidence * 1000000) AS INTEGER) AS u
+              FROM decisions d WHERE d.seq = NEW.decision_seq AND d.confidence IS NOT NULL) c
+        WHERE NEW.outcome IN ('CORRECT', 'INCORRECT')
+        ON CONFLICT DO UPDATE SET n = n + excluded.n, correct = correct + excluded.correct, conf_u = conf_u + excluded.conf_u,
+            conf2_u2 = conf2_u2 + excluded.conf2_u2, conf_correct_u = conf_correct_u + excluded.conf_correct_u;
 END;
 -- +goose StatementEnd
 
@@ -214,6 +298,9 @@ DROP TABLE knowledge_patterns;
 DROP TABLE loop_events;
 DROP TABLE loops;
 DROP TABLE findings;
+DROP TABLE trust_calibration;
+DROP TABLE trust_iterations;
+DROP TABLE trust_cells;
 DROP TABLE outcome_totals;
 DROP TABLE decision_outcomes;
 DROP TABLE outcome_events;

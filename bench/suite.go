@@ -1,0 +1,42 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Suite is one named benchmark: it measures and writes one section of
+// BENCHMARKS.md. Add a suite by writing its Run and listing it in Suites.
+type Suite struct {
+	// Name selects the suite with -only.
+	Name string
+	// Title heads its section.
+	Title string
+	// Run measures and returns the section's body in markdown.
+	Run func(ctx context.Context, e *Env) (string, error)
+}
+
+// Suites are every suite, in the order of BENCHMARKS.md.
+var Suites = []Suite{
+	{Name: "import", Title: "Import throughput", Run: runImport},
+	{Name: "memory", Title: "Peak memory of import", Run: runMemory},
+	{Name: "sync", Title: "Sync after one appended line", Run: runSync},
+	{Name: "hook", Title: "The hook path: one decision", Run: runHook},
+}
+
+// Section runs s and renders its section: title, body, when it was measured
+// and how to reproduce it.
+func (s Suite) Section(ctx context.Context, e *Env) (Block, error) {
+	start := time.Now()
+	body, err := s.Run(ctx, e)
+	if err != nil {
+		return Block{}, fmt.Errorf("suite %s: %w", s.Name, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n%s\n\n", s.Title, strings.TrimSpace(body))
+	fmt.Fprintf(&b, "Measured %s (suite took %s). Reproduce: `make bench` (every section) or `%s -only %s`.\n",
+		start.Format("2006-01-02 15:04 MST"), time.Since(start).Round(time.Second), e.Reproduce, s.Name)
+	return Block{Name: s.Name, Text: b.String()}, nil
+}

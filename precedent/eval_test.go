@@ -1,0 +1,203 @@
+package precedent
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
+)
+
+var evalOut = flag.String("eval-out", "", "write the precedent evaluation as markdown to this file")
+
+// evalIndex indexes the first n lines of the corpus journal (all when n is
+// 0) in a fresh project.
+func evalIndex(tb testing.TB, lines []string, n int) *db.Store {
+	tb.Helper()
+	if n == 0 || n > len(lines) {
+		n = len(lines)
+	}
+	dir := tb.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, project.DecisionsFile), []byte(strings.Join(lines[:n], "\n")+"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := project.New(dir, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	store, err := db.Open(context.Background(), p.DB, db.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	rep, err := journal.NewIndex(store, p).Sync(context.Background(), journal.SyncOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if rep.Errors() > 0 {
+		tb.Fatalf("corpus journal has %d rejected lines", rep.Errors())
+	}
+	return store
+}
+
+// TestEvalPrecedent measures recall@3 and MRR of precedent search on the
+// evaluation corpus (testdata/precedent, see its README) against the seed's
+// baselines, and holds the target: recall@3 at least 0.8 and above both.
+func TestEvalPrecedent(t *testing.T) {
+	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n")
+	ids := make([]string, len(lines))
+	lower := make([]string, len(lines))
+	for i, l := range lines {
+		var d struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatal(err)
+		}
+		ids[i], lower[i] = d.ID, strings.ToLower(l)
+	}
+	var queries []corpusQuery
+	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
+		var q corpusQuery
+		if err := json.Unmarshal([]byte(l), &q); err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, q)
+	}
+
+	stores := map[int]*db.Store{0: evalIndex(t, lines, 0)}
+	systems := []string{"orbit precedent", "tail -50 | grep category", "grep -i keywords (file order)", "grep -i keywords (most matched first)"}
+	type key struct{ system, group string }
+	res := map[key]*corpusMetrics{}
+	add := func(s, g string, ranked []string, q corpusQuery) {
+		for _, gg := range []string{g, "all"} {
+			if gg == "all" && q.AsOfLine > 0 {
+				continue
+			}
+			k := key{s, gg}
+			if res[k] == nil {
+				res[k] = &corpusMetrics{}
+			}
+			res[k].add(ranked, q.Relevant, q.Avoid)
+		}
+	}
+	ctx := context.Background()
+	for _, q := range queries {
+		n, group := len(lines), q.Kind
+		if q.AsOfLine > 0 {
+			n, group = q.AsOfLine, "as_of"
+		}
+		store, ok := stores[q.AsOfLine]
+		if !ok {
+			store = evalIndex(t, lines, q.AsOfLine)
+			stores[q.AsOfLine] = store
+		}
+		hits, err := Search(ctx, store, q.Query, Options{K: 10, Category: q.Category, Incorrect: Include})
+		if err != nil {
+			t.Fatalf("%s: Search(%q): %v", q.ID, q.Query, err)
+		}
+		var ranked []string
+		for _, h := range hits {
+			ranked = append(ranked, h.ID)
+		}
+		add(systems[0], group, ranked, q)
+
+		var tail []string
+		for i := n - 1; i >= max(0, n-corpusTailLines); i-- {
+			if strings.Contains(lines[i], `"category":"`+q.Category+`"`) {
+				tail = append(tail, ids[i])
+			}
+		}
+		add(systems[1], group, tail, q)
+
+		kws := corpusKeywords(q.Query)
+		var grep []string
+		type scored struct {
+			i, n int
+		}
+		var ranks []scored
+		for i := 0; i < n; i++ {
+			m := 0
+			for _, w := range kws {
+				if strings.Contains(lower[i], w) {
+					m++
+				}
+			}
+			if m > 0 {
+				grep = append(grep, ids[i])
+				ranks = append(ranks, scored{i, m})
+			}
+		}
+		add(systems[2], group, grep, q)
+		sort.SliceStable(ranks, func(a, b int) bool {
+			if ranks[a].n != ranks[b].n {
+				return ranks[a].n > ranks[b].n
+			}
+			return ranks[a].i > ranks[b].i
+		})
+		var best []string
+		for _, r := range ranks {
+			best = append(best, ids[r.i])
+		}
+		add(systems[3], group, best, q)
+	}
+
+	groups := append([]string{"all"}, corpusKinds...)
+	groups = append(groups, "as_of")
+	var b strings.Builder
+	fmt.Fprintf(&b, "| queries | n |")
+	for _, s := range systems {
+		fmt.Fprintf(&b, " %s |", s)
+	}
+	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(systems)))
+	for _, g := range groups {
+		m := res[key{systems[0], g}]
+		if m == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d |", g, m.n)
+		for _, s := range systems {
+			fmt.Fprintf(&b, " %s |", res[key{s, g}])
+		}
+		b.WriteByte('\n')
+	}
+	t.Logf("\n%s", b.String())
+	if *evalOut != "" {
+		if err := os.WriteFile(*evalOut, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	recall := func(s string) float64 { m := res[key{s, "all"}]; return m.recall / float64(m.n) }
+	if got := recall(systems[0]); got < 0.8 {
+		t.Errorf("orbit precedent recall@3 = %.3f over all queries; want at least 0.8", got)
+	}
+	for _, s := range systems[1:] {
+		if recall(systems[0]) <= recall(s)+0.1 {
+			t.Errorf("orbit precedent recall@3 %.3f is not clearly above %s (%.3f)", recall(systems[0]), s, recall(s))
+		}
+	}
+	if !slices.Contains(corpusKinds, "paraphrase") {
+		t.Errorf("corpus kinds %q lack paraphrases", corpusKinds)
+	}
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/orbit-loop/orbit/trust"
+)
+
+func ci(i trust.Interval) string {
+	return fmt.Sprintf("%.1f–%.1f%%", i.Low*100, i.High*100)
+}
+
+// statText is "c/n = p% [lo–hi%]", or "n/a" for an empty set.
+func statText(s trust.Stat) string {
+	if s.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d = %.1f%% [%s]", s.Correct, s.N, s.Accuracy*100, ci(s.CI95))
+}
+
+func groupTable(name string, gs []trust.Group) *Table {
+	t := &Table{Header: []string{name, "N", "CORRECT", "INCORRECT", "ACCURACY", "95% CI"}}
+	for _, g := range gs {
+		t.Append(g.Value, strconv.Itoa(g.N), strconv.Itoa(g.Correct), strconv.Itoa(g.Incorrect),
+			fmt.Sprintf("%.1f%%", g.Accuracy*100), ci(g.CI95))
+	}
+	return t
+}
+
+func reliabilityTable(c trust.Calibration) *Table {
+	t := &Table{Header: []string{"CONFIDENCE", "N", "MEAN CONFIDENCE", "ACCURACY", "95% CI", "GAP"}}
+	for _, b := range c.Bins {
+		if b.N == 0 {
+			continue
+		}
+		t.Append(fmt.Sprintf("%.2f–%.2f", b.Low, b.High), strconv.Itoa(b.N), fmt.Sprintf("%.3f", b.MeanConfidence),
+			fmt.Sprintf("%.1f%%", b.Accuracy*100), ci(b.CI95), fmt.Sprintf("%+.1f", (b.Accuracy-b.MeanConfidence)*100))
+	}
+	return t
+}
+
+// trend is the per-iteration accuracy as a sparkline with its range.
+func trend(its []trust.IterationStat) string {
+	if len(its) == 0 {
+		return "no iteration has a verified decision yet"
+	}
+	vals := make([]float64, len(its))
+	for i, it := range its {
+		vals[i] = it.Accuracy
+	}
+	return fmt.Sprintf("iterations %d–%d  %s", its[0].Iteration, its[len(its)-1].Iteration, trust.Sparkline(vals))
+}
+
+func calibrationLine(c trust.Calibration) string {
+	if c.N == 0 {
+		return "no verified decision states a confidence"
+	}
+	return fmt.Sprintf("Brier %.3f (reliability %.3f, resolution %.3f, uncertainty %.3f, within bins %.3f); ECE %.3f over %d decisions with a stated confidence",
+		c.Brier, c.Reliability, c.Resolution, c.Uncertainty, c.WithinBin, c.ECE, c.N)
+}
+
+// TrustText writes the trust report for a terminal (tables) or a pipe
+// (the same sections, tables as tab-separated lines).
+func TrustText(w io.Writer, r trust.Report, terminal bool) error {
+	title := "Trust report"
+	if r.Filter != "" {
+		title += " (" + r.Filter + ")"
+	}
+	fmt.Fprintf(w, "%s\n", title)
+	fmt.Fprintf(w, "level: %s\n", r.Level)
+	fmt.Fprintf(w, "accuracy: %s\n", statText(trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}))
+	fmt.Fprintf(w, "last 20: %s\n", statText(r.Last20))
+	fmt.Fprintf(w, "last 10: %s\n", statText(r.Last10))
+	fmt.Fprintf(w, "decisions: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
+	if r.Alert {
+		fmt.Fprintf(w, "\n%s\n", r.AlertText)
+	}
+	for _, sec := range []struct {
+		title string
+		t     *Table
+	}{
+		{"By category", groupTable("CATEGORY", r.ByCategory)},
+		{"By tier", groupTable("TIER", r.ByTier)},
+		{"By depth", groupTable("DEPTH", r.ByDepth)},
+		{"By requestor", groupTable("REQUESTOR", r.ByRequestor)},
+	} {
+		if len(sec.t.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", sec.title)
+		if err := sec.t.Render(w, terminal); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nAccuracy per iteration\n%s\n", trend(r.Iterations))
+	fmt.Fprintf(w, "\nCalibration\n%s\n", calibrationLine(r.Calibration))
+	if t := reliabilityTable(r.Calibration); len(t.Rows) > 0 {
+		return t.Render(w, terminal)
+	}
+	return nil
+}
+
+// TrustMarkdown writes the trust report as markdown, for a pull request or
+// the progress file.
+func TrustMarkdown(w io.Writer, r trust.Report) error {
+	title := "Trust report"
+	if r.Filter != "" {
+		title += " (" + r.Filter + ")"
+	}
+	fmt.Fprintf(w, "## %s\n\n", title)
+	fmt.Fprintf(w, "- **Level**: %s\n", r.Level)
+	fmt.Fprintf(w, "- **Accuracy**: %s\n", statText(trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}))
+	fmt.Fprintf(w, "- **Last 20**: %s\n", statText(r.Last20))
+	fmt.Fprintf(w, "- **Last 10**: %s\n", statText(r.Last10))
+	fmt.Fprintf(w, "- **Decisions**: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
+	fmt.Fprintf(w, "- **Trend**: %s\n", trend(r.Iterations))
+	if r.Alert {
+		fmt.Fprintf(w, "\n> %s\n", r.AlertText)
+	}
+	for _, sec := range []struct {
+		title string
+		t     *Table
+	}{
+		{"By category", groupTable("category", r.ByCategory)},
+		{"By tier", groupTable("tier", r.ByTier)},
+		{"By depth", groupTable("depth", r.ByDepth)},
+		{"By requestor", groupTable("requestor", r.ByRequestor)},
+	} {
+		if len(sec.t.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n### %s\n\n", sec.title)
+		if err := sec.t.Markdown(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\n### Calibration\n\n%s\n", calibrationLine(r.Calibration))
+	if t := reliabilityTable(r.Calibration); len(t.Rows) > 0 {
+		fmt.Fprintln(w)
+		return t.Markdown(w)
+	}
+	return nil
+}
