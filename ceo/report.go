@@ -2,7 +2,6 @@ package ceo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
@@ -14,46 +13,14 @@ import (
 	"github.com/orbit-loop/orbit/trust"
 )
 
-// LoopInfo is what the state file says of the loop (zero values when the
-// project has no state file).
-type LoopInfo struct {
-	HasState         bool      `json:"has_state"`
-	Active           bool      `json:"active"`
-	Iteration        int64     `json:"iteration"`
-	MaxIterations    int64     `json:"max_iterations"`
-	TimeLimitMinutes int64     `json:"time_limit_minutes"`
-	StartedAt        string    `json:"started_at"`
-	Started          time.Time `json:"-"`
-	EscalationCount  int64     `json:"depth_escalation_counter"`
-}
+// LoopInfo is what the state file says of the loop (HasState false when
+// the project has none).
+type LoopInfo = loop.Orbit
 
 // ReadLoopInfo reads the state file's fields that reports show.
 func ReadLoopInfo(p project.Project) (LoopInfo, error) {
-	var li LoopInfo
-	st, err := loop.ReadState(p.Path(project.StateFile))
-	if errors.Is(err, loop.ErrNoState) {
-		return li, nil
-	}
-	if err != nil {
-		return li, err
-	}
-	li.HasState = true
-	var errs []error
-	get := func(v int64, _ bool, err error) int64 { errs = append(errs, err); return v }
-	li.Iteration = get(st.Int("iteration"))
-	li.MaxIterations = get(st.Int("max_iterations"))
-	li.TimeLimitMinutes = get(st.Int("time_limit_minutes"))
-	li.EscalationCount = get(st.Int("depth_escalation_counter"))
-	active, _, err := st.Bool("active")
-	errs = append(errs, err)
-	li.Active = active
-	started, _, err := st.String("started_at")
-	errs = append(errs, err)
-	li.StartedAt = started
-	if t, err := time.Parse(time.RFC3339Nano, started); err == nil {
-		li.Started = t
-	}
-	return li, errors.Join(errs...)
+	o, _, err := loop.ReadOrbit(p.Path(project.StateFile))
+	return o, err
 }
 
 // Progress is what seed 000's progress file and session summary show.

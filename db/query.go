@@ -382,3 +382,17 @@ func (s *Store) Briefs(ctx context.Context, seqs []int64) ([]Brief, error) {
 	}
 	return out, nil
 }
+
+// EventsSince returns the outcome events whose time is at or after sinceNS,
+// oldest first, at most n.
+func (s *Store) EventsSince(ctx context.Context, sinceNS int64, n int) ([]Event, error) {
+	var out []Event
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line,
+			e.recorded_by, e.raw, coalesce(d.input, '') AS input, f.path
+		FROM outcome_events e JOIN journal_files f ON f.id = e.file_id LEFT JOIN decisions d ON d.id = e.decision_id
+		WHERE e.at_ns >= ? ORDER BY e.at_ns, e.src_rank, e.line LIMIT ?`, sinceNS, n)
+	if err != nil {
+		return nil, fmt.Errorf("read outcomes since: %w", err)
+	}
+	return out, nil
+}

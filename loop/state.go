@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // ErrNoState reports that the project has no state file (no loop started).
@@ -189,4 +191,29 @@ func (s *State) Bytes() []byte {
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// Delete removes a field (no-op when absent).
+func (s *State) Delete(key string) {
+	for i, f := range s.fields {
+		if f.key == key {
+			s.fields = append(s.fields[:i], s.fields[i+1:]...)
+			return
+		}
+	}
+}
+
+// Write replaces the state file atomically with the state's bytes.
+func (s *State) Write() error { return journal.WriteFileAtomic(s.Path, s.Bytes(), 0o644) }
+
+// Raw returns a field's JSON as written.
+func (s *State) Raw(key string) (json.RawMessage, bool) { return s.get(key) }
+
+// SetRaw sets a field to JSON given as bytes (checked).
+func (s *State) SetRaw(key string, raw []byte) error {
+	if !json.Valid(raw) {
+		return fmt.Errorf("set %s in %s: not JSON", key, s.Path)
+	}
+	s.set(key, append(json.RawMessage(nil), bytes.TrimSpace(raw)...))
+	return nil
 }

@@ -5,17 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/orbit-loop/orbit/hook"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/migrations"
 	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/report"
 )
 
 type initOptions struct {
-	f   *Factory
-	Dir string
+	f      *Factory
+	Dir    string
+	Claude bool
+	DryRun bool
 }
 
 func newCmdInit(f *Factory, runF func(*initOptions) error) *cobra.Command {
@@ -25,9 +32,17 @@ func newCmdInit(f *Factory, runF func(*initOptions) error) *cobra.Command {
 		Short: "Create the journal and the index in this project",
 		Long: `Create .claude/ (if absent), an empty decision journal and the index, in the
 directory given by --root, else the working directory. Safe to run again: it
-creates only what is missing and says what it found.`,
+creates only what is missing and says what it found.
+
+With --claude, also register orbit's Stop and SubagentStop hooks in
+.claude/settings.json (orbit hook stop, with a timeout), keeping every other
+setting and hook you have; it prints the change as a diff, warns about other
+blocking Stop hooks (two race), and changes nothing when orbit's hooks are
+already there. --dry-run prints the diff and writes nothing.`,
 		Example: `  orbit init
-  orbit init --root ~/src/my-agent-project`,
+  orbit init --root ~/src/my-agent-project
+  orbit init --claude --dry-run
+  orbit init --claude`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = f.RootFlag
@@ -47,6 +62,8 @@ creates only what is missing and says what it found.`,
 			return initRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Claude, "claude", false, "also register orbit's hooks in .claude/settings.json")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --claude: print the change to settings.json, write nothing")
 	return cmd
 }
 
@@ -55,6 +72,12 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	fi, err := os.Stat(opts.Dir)
 	if err != nil || !fi.IsDir() {
 		return fmt.Errorf("init: %s is not a directory", opts.Dir)
+	}
+	if opts.DryRun && !opts.Claude {
+		return flagErrorf("--dry-run goes with --claude")
+	}
+	if opts.DryRun {
+		return installHooks(opts.Dir, f, true)
 	}
 	f.RootFlag = opts.Dir
 	p, err := f.Project()
@@ -95,7 +118,65 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		return err
 	}
 	report(errors.Is(statErr, os.ErrNotExist), fmt.Sprintf("%s (schema v%d, %d decisions indexed)", rel, migrations.Version, counts.Decisions))
+	if opts.Claude {
+		return installHooks(p.Root, f, false)
+	}
 	return nil
+}
+
+// installHooks registers orbit's hooks in the project's settings.json and
+// prints what changed, as a diff.
+func installHooks(root string, f *Factory, dryRun bool) error {
+	path := filepath.Join(root, hook.SettingsFile)
+	old, err := hook.ReadSettings(path)
+	if err != nil {
+		return fmt.Errorf("init --claude: %w", err)
+	}
+	out, changes, warnings, err := hook.Install(path, old, orbitBinary())
+	if err != nil {
+		return fmt.Errorf("init --claude: %w", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(f.IO.Out, "  exists   %s: orbit's hooks are registered\n", hook.SettingsFile)
+		return nil
+	}
+	report.Diff(f.IO.Out, hook.SettingsFile, hook.SettingsFile+" (with orbit's hooks)", string(old), string(out))
+	if dryRun {
+		fmt.Fprintln(f.IO.ErrOut, "dry run: nothing written")
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("init --claude: %w", err)
+	}
+	if err := journal.WriteFileAtomic(path, out, 0o644); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		fmt.Fprintf(f.IO.Out, "  updated  %s: %s\n", hook.SettingsFile, c)
+	}
+	return nil
+}
+
+// orbitBinary is how hooks should run this orbit: "orbit" when that is the
+// one on PATH, else this binary's absolute path (not a `go run` temporary).
+func orbitBinary() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "orbit"
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	if onPath, err := exec.LookPath("orbit"); err == nil {
+		if p, err := filepath.EvalSymlinks(onPath); err == nil && p == self {
+			return "orbit"
+		}
+	}
+	if strings.Contains(self, "go-build") || strings.ContainsAny(self, " \t'\"") {
+		return "orbit"
+	}
+	return self
 }
 
 // createEmpty creates an empty file at path unless one exists; it never

@@ -1,0 +1,192 @@
+package hook
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
+)
+
+// Check levels.
+const (
+	OK      = "ok"
+	Warning = "warning"
+	Problem = "problem"
+)
+
+// Check is one thing doctor looked at.
+type Check struct {
+	Level   string `json:"level"`
+	Subject string `json:"subject"`
+	Finding string `json:"finding"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// Doctor checks a project the way a newcomer would need: files present and
+// parseable, index in step with the journal, hooks registered and pointing
+// at a binary that exists, loop state sane. Each finding comes with its fix.
+func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, error) {
+	var cs []Check
+	add := func(level, subject, finding, fix string) {
+		cs = append(cs, Check{Level: level, Subject: subject, Finding: finding, Fix: fix})
+	}
+	p := ix.Project
+
+	// The journal and the index.
+	if fi, err := os.Stat(p.Path(project.DecisionsFile)); err != nil {
+		add(Problem, project.DecisionsFile, "missing", "`orbit init` creates it")
+	} else {
+		rep, err := ix.Verify(ctx)
+		if err != nil {
+			return nil, err
+		}
+		problems, warns, unsynced := 0, 0, 0
+		first := ""
+		for _, f := range rep.Findings {
+			switch {
+			case f.Code == "unsynced":
+				unsynced++
+			case !f.Benign():
+				if problems == 0 {
+					first = f.Error()
+				}
+				problems++
+			default:
+				warns++
+			}
+		}
+		switch {
+		case problems > 0:
+			add(Problem, project.DecisionsFile, fmt.Sprintf("%d problems between the journal and the index, first: %s", problems, first),
+				"`orbit verify` lists them; `orbit sync` rebuilds the index from a rewritten journal and saves what it held")
+		case unsynced > 0:
+			add(OK, project.DecisionsFile, fmt.Sprintf("%d bytes; lines not yet indexed (the next command syncs them)", fi.Size()), "")
+		default:
+			add(OK, project.DecisionsFile, fmt.Sprintf("%d bytes, in step with the index (%d warnings)", fi.Size(), warns), "")
+		}
+	}
+
+	// The loop's state and lock.
+	o, _, err := loop.ReadOrbit(p.Path(project.StateFile))
+	switch {
+	case err != nil:
+		add(Problem, project.StateFile, err.Error(), "fix the JSON, or `orbit loop stop` then `orbit loop start` to rewrite it")
+	case !o.HasState:
+		add(OK, project.StateFile, "absent: no ORBIT loop started", "")
+	case !o.Active:
+		add(OK, project.StateFile, fmt.Sprintf("loop stopped (%s) at iteration %d", orDash(o.StopReason), o.Iteration), "")
+	default:
+		add(OK, project.StateFile, fmt.Sprintf("loop active, iteration %d of %d", o.Iteration, o.MaxIterations), "")
+		if o.MaxIterations > 0 && o.Iteration > o.MaxIterations {
+			add(Problem, project.StateFile, fmt.Sprintf("iteration %d is past its cap of %d", o.Iteration, o.MaxIterations), "`orbit loop stop`, or `orbit loop start --force` with a higher --max-iterations")
+		}
+		if d := o.Deadline(); !d.IsZero() && now.After(d) {
+			add(Warning, project.StateFile, fmt.Sprintf("the time limit passed %s ago; the next Stop hook tears the loop down", now.Sub(d).Round(time.Second)), "")
+		}
+		lk, err := loop.ReadLock(p.Path(LockFile))
+		switch {
+		case err != nil:
+			add(Problem, LockFile, err.Error(), "delete it: the next Stop hook takes the loop")
+		case lk == nil:
+			add(Warning, LockFile, "no session holds the active loop yet", "the first Stop hook takes it; if the loop's session ended, `orbit loop stop`")
+		case lk.Stale(now):
+			add(Warning, LockFile, fmt.Sprintf("held by %s, whose heartbeat is %s old (stale)", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)),
+				"a Stop hook from another session takes it over; `orbit loop stop` if nobody runs the loop")
+		default:
+			add(OK, LockFile, fmt.Sprintf("held by %s, heartbeat %s ago", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)), "")
+		}
+	}
+
+	// The pending queue.
+	if q, err := queue.Read(p.Path(project.PendingFile)); err != nil {
+		add(Problem, project.PendingFile, err.Error(), "fix the item named; `orbit decide --queue` refuses a malformed queue and leaves it untouched")
+	} else if q.Exists {
+		add(OK, project.PendingFile, fmt.Sprintf("%d pending requests", len(q.Requests)), "")
+	}
+
+	// The hooks.
+	settings := p.Path(SettingsFile)
+	data, err := ReadSettings(settings)
+	switch {
+	case err != nil:
+		add(Problem, SettingsFile, err.Error(), "")
+	case len(data) == 0:
+		add(Warning, SettingsFile, "absent: no hook drives the ORBIT loop", "`orbit init --claude` registers orbit's hooks")
+	default:
+		for _, ev := range Events {
+			cmd, err := RegisteredCommand(data, ev.Event, ev.Sub)
+			switch {
+			case err != nil:
+				add(Problem, SettingsFile, "not valid JSON: "+err.Error(), "fix the JSON; `orbit init --claude` keeps the rest of the file")
+			case cmd == "":
+				add(Warning, SettingsFile, fmt.Sprintf("no %s hook runs orbit", ev.Event), "`orbit init --claude` registers it")
+			default:
+				if bin := strings.Fields(cmd)[0]; !binaryExists(bin) {
+					add(Problem, SettingsFile, fmt.Sprintf("the %s hook runs %q, which does not exist", ev.Event, bin), "install orbit on PATH, or `orbit init --claude` from the orbit you use")
+				} else {
+					add(OK, SettingsFile, fmt.Sprintf("%s hook: %s", ev.Event, cmd), "")
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		if _, _, warns, err := Install(settings, data, "orbit"); err == nil {
+			for _, w := range warns {
+				if strings.Contains(w, "race") {
+					add(Warning, SettingsFile, w, "remove the other blocking Stop hook")
+				}
+			}
+		}
+	}
+
+	// The hook's last error.
+	if line := lastError(p.Path(project.HookLogFile)); line != "" {
+		add(Warning, project.HookLogFile, "last error: "+line, "see the log; the hook reports every failure there")
+	}
+	return cs, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func binaryExists(bin string) bool {
+	if filepath.IsAbs(bin) {
+		fi, err := os.Stat(bin)
+		return err == nil && !fi.IsDir()
+	}
+	_, err := exec.LookPath(bin)
+	return err == nil
+}
+
+// lastError returns the last line of the hook log that reports an error.
+func lastError(path string) string {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) || err != nil {
+		return ""
+	}
+	defer f.Close()
+	last := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), " error=") {
+			last = sc.Text()
+		}
+	}
+	return last
+}

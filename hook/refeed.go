@@ -1,0 +1,215 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// section is a part of the re-fed prompt. Lines past keep are cut first
+// when the prompt is too long, lowest priority first.
+type section struct {
+	priority int // higher survives longer
+	head     string
+	lines    []string
+	keep     int // lines never cut
+}
+
+const progressLines = 30
+
+// refeed builds the sections of the prompt that starts the next iteration:
+// what the loop must see, most important first (gotchas 5 to 7).
+func refeed(ctx context.Context, ix *journal.Index, o loop.Orbit, h trust.Headline, sinceNS int64, now time.Time) ([]section, error) {
+	var secs []section
+	of := "no iteration cap"
+	if o.MaxIterations > 0 {
+		of = fmt.Sprintf("of %d", o.MaxIterations)
+	}
+	head := []string{fmt.Sprintf("ORBIT loop — iteration %d %s. Run the next CEO-LOOP iteration: OBSERVE → REASON → BUILD → INSPECT → TURN.", o.Iteration, of)}
+	if d := o.Deadline(); !d.IsZero() {
+		head = append(head, fmt.Sprintf("Time: %d of %d minutes used.", int(now.Sub(o.Started).Minutes()), o.TimeLimitMinutes))
+	}
+	if o.BudgetTokens > 0 {
+		head = append(head, fmt.Sprintf("Budget: %d of %d tokens used (%.0f%%), counted from the session transcript.",
+			o.TokensUsed, o.BudgetTokens, 100*float64(o.TokensUsed)/float64(o.BudgetTokens)))
+	}
+	if h.Alert {
+		head = append(head, h.AlertText())
+	}
+	secs = append(secs, section{priority: 9, lines: head, keep: len(head)})
+
+	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	if err != nil {
+		return nil, err
+	}
+	qs := section{priority: 8, head: "Queue"}
+	if len(q.Requests) == 0 {
+		qs.lines = []string{"Queue: empty. Do a proactive governance scan; if it finds nothing, end your last message with the completion sentinel (completion_sentinel in " + project.StateFile + ") or run `orbit loop stop`."}
+		qs.keep = 1
+	} else {
+		depth := ""
+		for _, r := range q.Requests {
+			if d := ceo.DepthOf(r); depth == "" || rank(d) > rank(depth) {
+				depth = d
+			}
+		}
+		qs.lines = []string{fmt.Sprintf("Queue: %d pending; next depth target: %s. Decide with `orbit decide --queue` (trivial items in one batch, names the deep focus), then `orbit decide --request ID --decision ... --reason ...`.", len(q.Requests), depth)}
+		for i, r := range q.Requests {
+			if i == 3 {
+				break
+			}
+			qs.lines = append(qs.lines, fmt.Sprintf("  %d. %s (%s, %s impact)", i+1, oneLine(r.Title), r.Category, r.Impact))
+		}
+		qs.keep = 1
+	}
+	secs = append(secs, qs)
+
+	acc := trust.NewWindow(h.Correct, h.Incorrect)
+	secs = append(secs, section{priority: 8, lines: []string{fmt.Sprintf("Accuracy: %s | last 20: %s | last 10: %s | trust level: %s",
+		win(acc), win(h.Last20), win(h.Last10), h.Level)}, keep: 1})
+
+	events, err := ix.Store.EventsSince(ctx, sinceNS, 50)
+	if err != nil {
+		return nil, err
+	}
+	rs := section{priority: 7}
+	if len(events) == 0 {
+		rs.lines = []string{"Retrograde results since the last iteration: none recorded. Verify earlier decisions with `orbit retro ID CORRECT|INCORRECT --evidence ...`."}
+	} else {
+		rs.lines = []string{fmt.Sprintf("Retrograde results since the last iteration (%d):", len(events))}
+		for _, e := range events {
+			l := fmt.Sprintf("  %s %s", e.DecisionID, e.Outcome)
+			if e.Input != "" {
+				l += ": " + oneLine(e.Input)
+			}
+			if e.Evidence != "" {
+				l += " — " + oneLine(e.Evidence)
+			}
+			rs.lines = append(rs.lines, cut(l, 240))
+		}
+	}
+	rs.keep = 1
+	secs = append(secs, rs)
+
+	stale, err := ceo.StaleDecisions(ctx, ix, ceo.StaleOptions{Iterations: ceo.DefaultStaleIterations, Limit: 20}, now)
+	if err != nil {
+		return nil, err
+	}
+	if stale.Total > 0 {
+		ss := section{priority: 5, lines: []string{fmt.Sprintf("Stale (still PENDING more than %d iterations on): %d; verify them with `orbit retro` (`orbit stale` lists all):", ceo.DefaultStaleIterations, stale.Total)}, keep: 1}
+		for _, d := range stale.Decisions {
+			ss.lines = append(ss.lines, cut(fmt.Sprintf("  %s (iter %d): %s", d.ID, d.Iteration, oneLine(d.Input)), 200))
+		}
+		secs = append(secs, ss)
+	}
+
+	if data, err := os.ReadFile(ix.Project.Path(project.ProgressFile)); err == nil && len(strings.TrimSpace(string(data))) > 0 {
+		lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+		if len(lines) > progressLines {
+			lines = lines[:progressLines]
+		}
+		ps := section{priority: 1, head: "--- " + project.ProgressFile + " (first 30 lines) ---"}
+		for _, l := range lines {
+			ps.lines = append(ps.lines, cut(l, 400))
+		}
+		secs = append(secs, ps)
+	}
+	return secs, nil
+}
+
+func render(secs []section) string {
+	var b strings.Builder
+	for i, s := range secs {
+		if len(s.lines) == 0 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if s.head != "" && s.head != "Queue" {
+			b.WriteString(s.head)
+			b.WriteByte('\n')
+		}
+		for _, l := range s.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// fitSections cuts lines, lowest priority first, until the output fits.
+func fitSections(secs []section, fits func(string) bool) string {
+	for {
+		text := render(secs)
+		if fits(text) {
+			return text
+		}
+		// The lowest-priority section that can still lose a line.
+		best := -1
+		for i, s := range secs {
+			if len(s.lines) > s.keep && (best < 0 || s.priority < secs[best].priority) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return text
+		}
+		secs[best].lines = secs[best].lines[:len(secs[best].lines)-1]
+	}
+}
+
+func win(w trust.Window) string {
+	if w.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
+}
+
+func rank(depth string) int {
+	for i, d := range journal.Depths {
+		if d == depth {
+			return i
+		}
+	}
+	return -1
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// outputLen is the length, in characters, of the output as printed.
+func outputLen(o Output) int { return len([]rune(string(o.Bytes()))) }
+
+// fit sets out.Reason to the sections, cut (lowest priority first) until
+// the printed output stays under Claude Code's cap; in the last resort the
+// text itself is cut.
+func fit(out Output, secs []section) Output {
+	fits := func(text string) bool {
+		o := out
+		o.Reason = text
+		return outputLen(o) <= MaxOutput
+	}
+	out.Reason = fitSections(secs, fits)
+	for !fits(out.Reason) {
+		r := []rune(out.Reason)
+		out.Reason = string(r[:len(r)*9/10]) + "…"
+	}
+	return out
+}

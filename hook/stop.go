@@ -1,0 +1,340 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/report"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// LockFile is the ORBIT loop's lock, beside its state.
+const LockFile = ".claude/orbit-loop.lock"
+
+// Env is what a hook run depends on.
+type Env struct {
+	Now  func() time.Time
+	PID  int
+	Host string
+	// Getwd is used when the input has no cwd.
+	Getwd func() (string, error)
+	// Open opens and syncs a project's index.
+	Open func(ctx context.Context, p project.Project) (*journal.Index, error)
+}
+
+// Result is a hook run: the output to print and the line to log.
+type Result struct {
+	Output Output
+	// Project is the project found ("" when none).
+	Project string
+	// Log is the line for .claude/orbit-hook.log.
+	Log string
+	// Err is a failure that was reported in Output (also for stderr).
+	Err error
+}
+
+// Stop runs the ORBIT loop's Stop (or SubagentStop) hook.
+func Stop(ctx context.Context, env Env, in Input) Result {
+	now := env.Now()
+	r := Result{}
+	event := in.HookEventName
+	if event == "" {
+		event = "Stop"
+	}
+	logf := func(format string, args ...any) {
+		r.Log = fmt.Sprintf("%s %s session=%s stop_hook_active=%t ", now.UTC().Format(time.RFC3339), event, orUnknown(in.SessionID), in.StopHookActive) +
+			fmt.Sprintf(format, args...)
+	}
+	fail := func(err error) Result {
+		r.Err = err
+		r.Output = Output{SystemMessage: "orbit hook: " + err.Error()}
+		logf("error=%q", err.Error())
+		return r
+	}
+	cwd := in.CWD
+	if cwd == "" {
+		wd, err := env.Getwd()
+		if err != nil {
+			return fail(fmt.Errorf("no cwd in the hook input and none of its own: %w", err))
+		}
+		cwd = wd
+	}
+	root, err := project.Find(cwd)
+	if err != nil {
+		// No project: no loop to drive. Nothing to log in.
+		return r
+	}
+	p, err := project.New(root, "")
+	if err != nil {
+		return fail(err)
+	}
+	r.Project = p.Root
+	statePath := p.Path(project.StateFile)
+	unlock, err := flock.Path(ctx, statePath+".lock")
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+	o, st, err := loop.ReadOrbit(statePath)
+	if err != nil {
+		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop` — the loop cannot go on with it", err))
+	}
+	if !o.HasState {
+		logf("action=allow no-loop")
+		return r
+	}
+	if !o.Active {
+		logf("action=allow inactive iteration=%d", o.Iteration)
+		return r
+	}
+	owner := "session:" + orUnknown(in.SessionID)
+	claim, err := loop.Acquire(ctx, p.Path(LockFile), owner, env.PID, env.Host, now)
+	if err != nil {
+		return fail(err)
+	}
+	if !claim.Held {
+		other := claim.Other
+		msg := fmt.Sprintf("orbit: this ORBIT loop belongs to %s (pid %d on %s, last heartbeat %s ago); this session is not driving it. Stop here, or take the loop over with `orbit loop stop` then `orbit loop start`.",
+			other.Owner, other.PID, other.Host, now.Sub(other.HeartbeatAt).Round(time.Second))
+		if claim.AlreadyTold {
+			logf("action=allow lock-conflict owner=%s told-before", other.Owner)
+			r.Output = Output{SystemMessage: msg}
+			return r
+		}
+		logf("action=block lock-conflict owner=%s", other.Owner)
+		r.Output = Output{Decision: "block", Reason: msg}
+		return r
+	}
+	ix, err := env.Open(ctx, p)
+	if err != nil {
+		return fail(err)
+	}
+	notes := []string{}
+	if claim.Stolen != "" {
+		notes = append(notes, fmt.Sprintf("took over the loop from %s, whose heartbeat was older than %s", claim.Stolen, loop.StaleAfter))
+	}
+
+	// The same turn stopping twice (a retried hook) must not count twice.
+	digest := digestOf(in)
+	sameTurn := in.StopHookActive && str(st, "last_stop_session") == orUnknown(in.SessionID) && str(st, "last_stop_digest") == digest
+
+	if o.BudgetTokens > 0 && in.TranscriptPath != "" {
+		used, err := countTokens(st, in.TranscriptPath)
+		if err != nil {
+			notes = append(notes, "token count unavailable: "+err.Error())
+		} else {
+			o.TokensUsed = used
+		}
+	}
+
+	h, err := trust.Current(ctx, ix.Store)
+	if err != nil {
+		return fail(err)
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"correct_decisions", h.Correct}, {"incorrect_decisions", h.Incorrect}, {"trust_level", h.Level}} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return fail(err)
+		}
+	}
+
+	// The iteration that just ended began at the last stop (or the start).
+	since := o.Started
+	if t, err := time.Parse(time.RFC3339Nano, str(st, "last_stop_at")); err == nil {
+		since = t
+	}
+	before, _, err := st.Int("last_stop_decisions")
+	if err != nil {
+		return fail(err)
+	}
+	cause, detail, err := teardownCause(ctx, ix, o, in, before, now)
+	if err != nil {
+		return fail(err)
+	}
+	if cause != "" {
+		if err := teardown(ctx, ix, st, cause, now); err != nil {
+			return fail(err)
+		}
+		if err := loop.Release(ctx, p.Path(LockFile), owner); err != nil {
+			notes = append(notes, err.Error())
+		}
+		msg := fmt.Sprintf("orbit: ORBIT loop finished after iteration %d: %s (%s). Session summary in %s.", o.Iteration, cause, detail, project.ProgressFile)
+		if len(notes) > 0 {
+			msg += " Note: " + strings.Join(notes, "; ")
+		}
+		logf("action=teardown cause=%s iteration=%d detail=%q", cause, o.Iteration, detail)
+		r.Output = Output{SystemMessage: msg}
+		return r
+	}
+
+	next := o.Iteration + 1
+	if sameTurn {
+		next = o.Iteration
+	}
+	counts, err := ix.Store.Counts(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{"iteration", next},
+		{"last_stop_decisions", counts.Decisions},
+		{"last_stop_session", orUnknown(in.SessionID)},
+		{"last_stop_digest", digest},
+		{"last_stop_at", now.UTC().Format(time.RFC3339Nano)},
+	} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return fail(err)
+		}
+	}
+	if err := st.Write(); err != nil {
+		return fail(err)
+	}
+	o.Iteration = next
+	sinceNS := int64(0)
+	if !since.IsZero() {
+		sinceNS = since.Truncate(time.Second).UnixNano()
+	}
+	secs, err := refeed(ctx, ix, o, h, sinceNS, now)
+	if err != nil {
+		return fail(err)
+	}
+	out := Output{Decision: "block"}
+	if len(notes) > 0 {
+		out.SystemMessage = "orbit: " + strings.Join(notes, "; ")
+	}
+	out = fit(out, secs)
+	logf("action=block iteration=%d same_turn=%t reason_chars=%d", next, sameTurn, len([]rune(out.Reason)))
+	r.Output = out
+	return r
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func str(st *loop.State, key string) string {
+	v, _, _ := st.String(key)
+	return v
+}
+
+// digestOf identifies the turn that stopped: its last message.
+func digestOf(in Input) string {
+	sum := sha256.Sum256([]byte(in.LastAssistantMessage))
+	return hex.EncodeToString(sum[:8])
+}
+
+// teardownCause says why the loop must stop now, in the shared stop
+// vocabulary, or "" to go on.
+func teardownCause(ctx context.Context, ix *journal.Index, o loop.Orbit, in Input, decisionsBefore int64, now time.Time) (cause, detail string, err error) {
+	if sentinelSeen(o.Sentinel, in) {
+		return "done", "the completion sentinel was written", nil
+	}
+	if o.MaxIterations > 0 && o.Iteration >= o.MaxIterations {
+		return "budget-exhausted", fmt.Sprintf("iteration %d of %d", o.Iteration, o.MaxIterations), nil
+	}
+	if d := o.Deadline(); !d.IsZero() && !now.Before(d) {
+		return "budget-exhausted", fmt.Sprintf("time limit of %d minutes passed", o.TimeLimitMinutes), nil
+	}
+	if o.BudgetTokens > 0 && o.TokensUsed >= o.BudgetTokens {
+		return "budget-exhausted", fmt.Sprintf("%d of %d tokens used", o.TokensUsed, o.BudgetTokens), nil
+	}
+	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	if err != nil {
+		return "", "", err
+	}
+	if len(q.Requests) == 0 {
+		// The journal's size at the last stop (or the start) says whether
+		// the iteration recorded anything, whatever its lines' ts.
+		c, err := ix.Store.Counts(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		if c.Decisions <= decisionsBefore {
+			return "no-active-work", "the queue is empty and the iteration recorded no decision", nil
+		}
+	}
+	return "", "", nil
+}
+
+// sentinelSeen looks for the completion sentinel in the last assistant
+// message, then in the assistant messages at the end of the transcript
+// (which may lag the turn). The re-fed prompt never quotes the sentinel, and
+// only assistant lines are read, so the prompt cannot end the loop.
+func sentinelSeen(sentinel string, in Input) bool {
+	if sentinel == "" {
+		return false
+	}
+	if strings.Contains(in.LastAssistantMessage, sentinel) {
+		return true
+	}
+	if in.LastAssistantMessage != "" || in.TranscriptPath == "" {
+		return false
+	}
+	return transcriptTailHas(in.TranscriptPath, sentinel)
+}
+
+// teardown stops the loop: active false with the cause, the state written,
+// and the session summary written at the top of the progress file.
+func teardown(ctx context.Context, ix *journal.Index, st *loop.State, cause string, now time.Time) error {
+	if err := loop.Stop(st, cause, now); err != nil {
+		return err
+	}
+	if err := st.Write(); err != nil {
+		return err
+	}
+	_, err := WriteSummary(ctx, ix, now)
+	return err
+}
+
+// WriteSummary writes the progress file with seed 000's session summary
+// at its end, and returns the progress it shows.
+func WriteSummary(ctx context.Context, ix *journal.Index, now time.Time) (ceo.Progress, error) {
+	p, err := ceo.GatherProgress(ctx, ix, now)
+	if err != nil {
+		return p, err
+	}
+	var b bytes.Buffer
+	report.ProgressMarkdown(&b, p)
+	b.WriteString("\n## Session Complete\n\n```\n")
+	report.SessionSummary(&b, p)
+	b.WriteString("```\n")
+	return p, journal.WriteFileAtomic(ix.Project.Path(project.ProgressFile), b.Bytes(), 0o644)
+}
+
+// AppendLog appends one line to the project's hook log.
+func AppendLog(root, line string) error {
+	if root == "" || line == "" {
+		return nil
+	}
+	path := filepath.Join(root, project.HookLogFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("hook log %s: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.ReplaceAll(line, "\n", " ") + "\n"); err != nil {
+		return fmt.Errorf("hook log %s: %w", path, err)
+	}
+	return nil
+}

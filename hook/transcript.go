@@ -1,0 +1,141 @@
+package hook
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/orbit-loop/orbit/loop"
+)
+
+// tailBytes is how much of the transcript's end is searched for the
+// completion sentinel.
+const tailBytes = 64 << 10
+
+// transcriptTailHas reports whether an assistant message near the end of
+// a Claude Code transcript (JSONL) holds text.
+func transcriptTailHas(path, text string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	start := max(fi.Size()-tailBytes, 0)
+	buf := make([]byte, fi.Size()-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	lines := strings.Split(string(buf), "\n")
+	if start > 0 {
+		lines = lines[1:] // cut mid-line
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		var m struct {
+			Type    string          `json:"type"`
+			Message json.RawMessage `json:"message"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &m) != nil || m.Type != "assistant" {
+			continue
+		}
+		if containsText(m.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsText walks a JSON value's strings for text.
+func containsText(raw json.RawMessage, text string) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			return strings.Contains(x, text)
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// countTokens adds the tokens of the assistant messages appended to the
+// transcript since the last count (input, cache creation and output tokens
+// of each message's usage), keeps the offset in the state, and returns the
+// loop's total.
+func countTokens(st *loop.State, path string) (int64, error) {
+	used, _, err := st.Int("tokens_used")
+	if err != nil {
+		return 0, err
+	}
+	off, _, _ := st.Int("transcript_offset")
+	if prev, _, _ := st.String("transcript_path"); prev != path {
+		off = 0 // a new session's transcript: count it from its start
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return used, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() < off {
+		off = 0
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return used, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	br := bufio.NewReaderSize(f, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			off += int64(len(line))
+			var m struct {
+				Type    string `json:"type"`
+				Message struct {
+					Usage struct {
+						Input         int64 `json:"input_tokens"`
+						CacheCreation int64 `json:"cache_creation_input_tokens"`
+						Output        int64 `json:"output_tokens"`
+					} `json:"usage"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(line, &m) == nil && m.Type == "assistant" {
+				u := m.Message.Usage
+				used += u.Input + u.CacheCreation + u.Output
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"tokens_used", used}, {"transcript_path", path}, {"transcript_offset", off}} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return used, err
+		}
+	}
+	return used, nil
+}

@@ -1,0 +1,144 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/orbit-loop/orbit/flock"
+)
+
+// StaleAfter is how old a lock's heartbeat must be before another session
+// may take the loop (seed 003's rule).
+const StaleAfter = 5 * time.Minute
+
+// Lock says which session drives a loop. It lives in a JSON file; every
+// read-modify-write of it happens under an flock on the file beside it, so
+// two hooks never both believe they own the loop.
+type Lock struct {
+	Owner       string    `json:"owner"`
+	PID         int       `json:"pid"`
+	Host        string    `json:"host"`
+	AcquiredAt  time.Time `json:"acquired_at"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+	// Told lists sessions already told that another session owns the loop.
+	Told []string `json:"told,omitempty"`
+}
+
+// Stale reports whether the heartbeat is older than StaleAfter at now.
+func (l Lock) Stale(now time.Time) bool { return now.Sub(l.HeartbeatAt) > StaleAfter }
+
+// Claim is the result of trying to take a loop's lock.
+type Claim struct {
+	// Held is true when the caller owns the lock now.
+	Held bool
+	// Stolen names the previous owner of a stale lock that was taken.
+	Stolen string
+	// Other is the live lock of another session when Held is false.
+	Other Lock
+	// AlreadyTold: the caller was told of the conflict before.
+	AlreadyTold bool
+}
+
+// Acquire takes or refreshes the lock at path for owner: it takes a free
+// lock, refreshes its own, steals one whose heartbeat is stale, and
+// otherwise reports the other owner (recording that this owner was told).
+func Acquire(ctx context.Context, path, owner string, pid int, host string, now time.Time) (Claim, error) {
+	unlock, err := flock.Path(ctx, path+".flock")
+	if err != nil {
+		return Claim{}, err
+	}
+	defer unlock()
+	cur, err := readLock(path)
+	if err != nil {
+		return Claim{}, err
+	}
+	var c Claim
+	switch {
+	case cur == nil || cur.Owner == "" || cur.Owner == owner:
+	case cur.Stale(now):
+		c.Stolen = cur.Owner
+		cur = nil
+	default:
+		c.Other = *cur
+		for _, t := range cur.Told {
+			if t == owner {
+				c.AlreadyTold = true
+			}
+		}
+		if !c.AlreadyTold {
+			cur.Told = append(cur.Told, owner)
+			if err := writeLock(path, cur); err != nil {
+				return c, err
+			}
+		}
+		return c, nil
+	}
+	l := Lock{Owner: owner, PID: pid, Host: host, AcquiredAt: now, HeartbeatAt: now}
+	if cur != nil && cur.Owner == owner {
+		l.AcquiredAt = cur.AcquiredAt
+	}
+	if err := writeLock(path, &l); err != nil {
+		return c, err
+	}
+	c.Held = true
+	return c, nil
+}
+
+// Release frees the lock if owner holds it ("" releases any).
+func Release(ctx context.Context, path, owner string) error {
+	unlock, err := flock.Path(ctx, path+".flock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := readLock(path)
+	if err != nil || cur == nil {
+		return err
+	}
+	if owner != "" && cur.Owner != owner {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("release lock %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadLock reads the lock at path (nil when there is none).
+func ReadLock(path string) (*Lock, error) { return readLock(path) }
+
+func readLock(path string) (*Lock, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(bytes.TrimSpace(data)) == 0) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lock %s: %w", path, err)
+	}
+	var l Lock
+	if err := json.Unmarshal(data, &l); err != nil {
+		// A lock nobody can read protects nothing: say so, treat as free.
+		return nil, fmt.Errorf("read lock %s: %v (delete it, or `orbit loop stop`, to free the loop)", path, err)
+	}
+	return &l, nil
+}
+
+func writeLock(path string, l *Lock) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write lock %s: %w", path, err)
+	}
+	return nil
+}
