@@ -151,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 		wantLine string // stderr before the pointer to --help
 		wantHelp string // the command path named by the second line
 	}{
-		{name: "unknown command", args: []string{"lgo"}, wantLine: "orbit: unknown command \"lgo\" for \"orbit\"; did you mean log?", wantHelp: "orbit"},
+		{name: "unknown command", args: []string{"lgo"}, wantLine: "orbit: unknown command \"lgo\" for \"orbit\"; did you mean loop or log?", wantHelp: "orbit"},
 		{name: "unknown command, no suggestion", args: []string{"frobnicate"}, wantLine: `orbit: unknown command "frobnicate" for "orbit"`, wantHelp: "orbit"},
 		{name: "unknown flag", args: []string{"log", "--verbose"}, wantLine: "orbit: unknown flag: --verbose", wantHelp: "orbit log"},
 		{name: "extra argument", args: []string{"verify", "now"}, wantLine: `orbit: unexpected argument "now"`, wantHelp: "orbit verify"},
