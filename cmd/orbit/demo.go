@@ -58,6 +58,11 @@ type demoSession struct {
 // step prints a heading and the command, then runs it with the demo's
 // streams; it returns the exit code.
 func (s *demoSession) step(title string, args ...string) int {
+	return s.stepIn(title, "", args...)
+}
+
+// stepIn is step with stdin.
+func (s *demoSession) stepIn(title, stdin string, args ...string) int {
 	out := s.f.IO.Out
 	shown := make([]string, len(args))
 	for i, a := range args {
@@ -66,8 +71,12 @@ func (s *demoSession) step(title string, args ...string) int {
 			shown[i] = strconv.Quote(a)
 		}
 	}
-	fmt.Fprintf(out, "\n== %s\n$ orbit %s\n", title, strings.Join(shown, " "))
-	sub := NewFactory(&IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out, OutTTY: s.f.IO.OutTTY})
+	prefix := ""
+	if stdin != "" {
+		prefix = "echo '" + strings.TrimSpace(stdin) + "' | "
+	}
+	fmt.Fprintf(out, "\n== %s\n$ %sorbit %s\n", title, prefix, strings.Join(shown, " "))
+	sub := NewFactory(&IOStreams{In: strings.NewReader(stdin), Out: out, ErrOut: out, OutTTY: s.f.IO.OutTTY})
 	sub.Getenv = func(string) string { return "" }
 	return run(s.ctx, sub, append([]string{"--root", s.root}, args...))
 }
@@ -161,6 +170,28 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	s.step("The progress file the next iteration reads (first lines)", "report", "progress")
 	state, _ := os.ReadFile(filepath.Join(root, project.StateFile))
 	fmt.Fprintf(out, "\n== The state file's counters now follow the outcomes\n$ cat %s\n%s", project.StateFile, state)
+
+	s.step("What did we decide last time something like this came up?", "precedent", "Should loop state move to Postgres?", "--category", "architecture")
+	s.step("How accurate has the loop been, and does its confidence mean anything?", "trust", "--bins", "5")
+
+	s.step("Start a new ORBIT loop (the old one was still marked active)", "loop", "start", "--max-iterations", "30", "--force")
+	queued := `[
+  {"id": "req-201", "requestor": "forge:builder", "category": "quality", "title": "Enable strict type checking in billing",
+   "description": "Two null-handling bugs shipped last week.", "impact": "low", "reversible": true},
+  {"id": "req-202", "requestor": "forge:planner", "category": "deploy", "title": "Run database migration 21 in production",
+   "description": "Drops the legacy invoices.amount column.", "impact": "high", "reversible": false}
+]
+`
+	if err := os.WriteFile(filepath.Join(root, project.PendingFile), []byte(queued), 0o644); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	fmt.Fprintf(out, "\n== Agents queue two new requests\n$ cat %s\n%s", project.PendingFile, queued)
+	s.step("Iteration 1: the trivial item is decided, the deep one named", "decide", "--queue", "--precedents", "0")
+	stop := fmt.Sprintf(`{"session_id":"demo-session","transcript_path":"","cwd":%q,"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Iteration 1 done: queue processed."}`, root)
+	s.stepIn("Claude Code's Stop hook re-feeds the next iteration (orbit hook stop replaces ceo-loop-stop.sh)", stop, "hook", "stop")
+	done := strings.Replace(stop, "Iteration 1 done: queue processed.", "All done. <promise>ORBIT COMPLETE</promise>", 1)
+	s.stepIn("The agent writes the completion sentinel: the hook tears the loop down", done, "hook", "stop")
+	s.step("Everything in order?", "doctor")
 
 	exported, _ := s.capture("export", "--category", "")
 	sample, _ := demo.Read(demo.JournalFile)
