@@ -193,55 +193,105 @@ func defaultIteration(ctx context.Context, ix *journal.Index) (int64, error) {
 // level, with its id taken under the journal's lock, then synced; the state
 // file's counters follow. In a dry run nothing is written.
 func Decide(ctx context.Context, ix *journal.Index, in Input, opts Options) (Result, error) {
-	if err := in.validate(); err != nil {
-		return Result{}, err
+	res, errs, err := DecideBatch(ctx, ix, []Input{in}, opts)
+	if err != nil {
+		return res[0], err
 	}
-	var err error
-	res := Result{Impact: in.Impact, Reversible: *in.Reversible}
-	build := func(ctx context.Context, ids *journal.IDs) ([]journal.Decision, error) {
-		if in.Retro != nil {
-			if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
-				return nil, err
-			} else if !found {
-				return nil, inputErrorf("--retro %s: no decision with that id in the journal", in.Retro.ID)
-			}
+	return res[0], errs[0]
+}
+
+// DecideBatch records several decisions with one journal append, one fsync
+// and one sync (group commit: what a service does with requests that arrive
+// together). Each input gets its own result or error; a bad input does not
+// stop the others. err is a failure of the batch as a whole (nothing of it
+// acknowledged).
+func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Options) ([]Result, []error, error) {
+	res := make([]Result, len(ins))
+	errs := make([]error, len(ins))
+	valid := 0
+	for i := range ins {
+		if errs[i] = ins[i].validate(); errs[i] == nil {
+			res[i] = Result{Impact: ins[i].Impact, Reversible: *ins[i].Reversible}
+			valid++
 		}
+	}
+	if valid == 0 {
+		return res, errs, nil
+	}
+	made := make([]bool, len(ins))
+	build := func(ctx context.Context, ids *journal.IDs) ([]journal.Decision, error) {
 		h, err := trust.Current(ctx, ix.Store)
 		if err != nil {
 			return nil, err
 		}
-		res.Level = h.Level
-		iteration := int64(0)
-		if in.Iteration != nil {
-			iteration = *in.Iteration
-		} else if iteration, err = defaultIteration(ctx, ix); err != nil {
-			return nil, err
-		}
-		id := fmt.Sprintf("iter-%d-?", iteration)
-		if ids != nil {
-			if id, err = ids.Next(ctx, iteration); err != nil {
-				return nil, err
+		var out []journal.Decision
+		for i := range ins {
+			if errs[i] != nil {
+				continue
 			}
+			d, err := makeOne(ctx, ix, &ins[i], ids, h.Level, opts)
+			if err != nil {
+				var ie *InputError
+				if !errors.As(err, &ie) {
+					return nil, err
+				}
+				errs[i] = err
+				continue
+			}
+			res[i].Level, res[i].Decision, made[i] = h.Level, d, true
+			out = append(out, d)
 		}
-		d, err := in.make(id, iteration, h.Level, opts.now())
-		if err != nil {
-			return nil, err
-		}
-		res.Decision = d
-		return []journal.Decision{d}, nil
+		return out, nil
 	}
+	var sync journal.SyncReport
+	var err error
 	if opts.DryRun {
-		if res.Sync, err = ix.Sync(ctx, journal.SyncOptions{}); err != nil {
-			return res, err
+		if sync, err = ix.Sync(ctx, journal.SyncOptions{}); err == nil {
+			_, err = build(ctx, nil)
 		}
-		_, err := build(ctx, nil)
-		return res, err
+	} else {
+		sync, err = ix.Record(ctx, build)
 	}
-	if res.Sync, err = ix.Record(ctx, build); err != nil {
-		return res, err
+	written := false
+	for i := range res {
+		res[i].Sync = sync
+		res[i].Written = made[i] && !opts.DryRun && err == nil
+		written = written || res[i].Written
 	}
-	res.Written = true
-	return res, SyncState(ctx, ix)
+	if err != nil || !written {
+		return res, errs, err
+	}
+	return res, errs, SyncState(ctx, ix)
+}
+
+// makeOne builds one decision inside a batch: its retrograde target must
+// exist, its iteration defaults to the loop's, and its id is the next free
+// one (ids nil: a dry run, "?" for the number).
+func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs, level trust.Level, opts Options) (journal.Decision, error) {
+	if in.Retro != nil {
+		if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
+			return journal.Decision{}, err
+		} else if !found {
+			return journal.Decision{}, inputErrorf("--retro %s: no decision with that id in the journal", in.Retro.ID)
+		}
+	}
+	iteration := int64(0)
+	if in.Iteration != nil {
+		iteration = *in.Iteration
+	} else {
+		var err error
+		if iteration, err = defaultIteration(ctx, ix); err != nil {
+			return journal.Decision{}, err
+		}
+	}
+	id := fmt.Sprintf("iter-%d-?", iteration)
+	if ids != nil {
+		var err error
+		if id, err = ids.Next(ctx, iteration); err != nil {
+			return journal.Decision{}, err
+		}
+	}
+	return in.make(id, iteration, level, opts.now())
 }
 
 // SyncState sets the state file's correct_decisions, incorrect_decisions
