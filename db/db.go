@@ -46,6 +46,9 @@ type Options struct {
 	NoMigrate bool
 	// ReadOnly opens the database read-only (no migration either).
 	ReadOnly bool
+	// Conns is the connection pool size of a read-only store (default 1;
+	// a writable store always has one connection).
+	Conns int
 }
 
 // DSN returns the modernc connection string for path: every per-connection
@@ -75,7 +78,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	sdb.SetMaxOpenConns(1)
+	conns := 1
+	if opts.ReadOnly && opts.Conns > 1 {
+		conns = opts.Conns
+	}
+	sdb.SetMaxOpenConns(conns)
+	sdb.SetMaxIdleConns(conns)
 	sdb.SetConnMaxIdleTime(0)
 	s := &Store{DB: sdb, Path: path}
 	if err := s.checkRetry(ctx); err != nil {

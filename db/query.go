@@ -63,6 +63,9 @@ type DecisionFilter struct {
 	Category  string
 	Outcome   string
 	Iteration *int64
+	// BeforeSeq keeps decisions before this journal position (a paging
+	// cursor; 0: no bound).
+	BeforeSeq int64
 	// Limit keeps the newest Limit decisions (0: all).
 	Limit int
 }
@@ -81,6 +84,10 @@ func (f DecisionFilter) where() (string, []any) {
 	if f.Iteration != nil {
 		conds = append(conds, "d.iteration = ?")
 		args = append(args, *f.Iteration)
+	}
+	if f.BeforeSeq > 0 {
+		conds = append(conds, "d.seq < ?")
+		args = append(args, f.BeforeSeq)
 	}
 	if len(conds) == 0 {
 		return "", nil

@@ -1,0 +1,409 @@
+package server
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/precedent"
+	"github.com/orbit-loop/orbit/report"
+	"github.com/orbit-loop/orbit/trust"
+)
+
+// route is one endpoint. The same table registers the handlers and is
+// checked against openapi.json by a test.
+type route struct {
+	method, path string
+	write        bool // requires the bearer token, always
+	handler      func(*Server, http.ResponseWriter, *http.Request)
+}
+
+var routes = []route{
+	{"GET", "/api/v1/decisions", false, (*Server).handleDecisions},
+	{"GET", "/api/v1/decisions/{id}", false, (*Server).handleDecision},
+	{"POST", "/api/v1/decisions", true, (*Server).handleDecide},
+	{"POST", "/api/v1/retro", true, (*Server).handleRetro},
+	{"GET", "/api/v1/precedent", false, (*Server).handlePrecedent},
+	{"GET", "/api/v1/trust", false, (*Server).handleTrust},
+	{"GET", "/api/v1/trust/chart.svg", false, (*Server).handleTrustChart},
+	{"GET", "/api/v1/stale", false, (*Server).handleStale},
+	{"GET", "/api/v1/queue", false, (*Server).handleQueue},
+	{"GET", "/api/v1/events", false, (*Server).handleEvents},
+	{"GET", "/api/v1/openapi.json", false, (*Server).handleOpenAPI},
+}
+
+// Handler is the server's whole HTTP surface.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		h := rt.handler
+		mux.Handle(rt.method+" "+rt.path, s.instrument(rt.path, s.guard(rt, func(w http.ResponseWriter, r *http.Request) { h(s, w, r) })))
+	}
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", s.handleReady)
+	mux.Handle("GET /", s.instrument("/", dashboard()))
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		problem(w, r, http.StatusNotFound, "no such endpoint", r.Method+" "+r.URL.Path+" (GET /api/v1/openapi.json lists them)")
+	}
+	mux.HandleFunc("GET /api/", notFound)
+	mux.HandleFunc("POST /api/", notFound)
+	return mux
+}
+
+// guard enforces the token (writes always; everything off loopback) and
+// the body size limit.
+func (s *Server) guard(rt route, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if rt.write || !s.loopback {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="orbit"`)
+				problem(w, r, http.StatusUnauthorized, "missing or wrong bearer token", "send Authorization: Bearer <token> (printed by orbit serve)")
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		next(w, r)
+	}
+}
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if msg := s.syncErr.Load().(string); msg != "" {
+		problem(w, r, http.StatusServiceUnavailable, "not ready: the last sync failed", msg)
+		return
+	}
+	if err := s.reads.DB.PingContext(r.Context()); err != nil {
+		problem(w, r, http.StatusServiceUnavailable, "not ready: the index does not answer", err.Error())
+		return
+	}
+	io.WriteString(w, "ready\n")
+}
+
+// decode reads a JSON body into v, refusing unknown fields, trailing data
+// and oversized bodies with a problem detail. It reports whether to go on.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, err := io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		problem(w, r, http.StatusRequestEntityTooLarge, "request body too large", fmt.Sprintf("the limit is %d bytes", MaxBody))
+		return false
+	}
+	if err != nil {
+		problem(w, r, http.StatusBadRequest, "cannot read the request body", err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		problem(w, r, http.StatusBadRequest, "invalid JSON body", strings.TrimPrefix(err.Error(), "json: "))
+		return false
+	}
+	if dec.More() {
+		problem(w, r, http.StatusBadRequest, "invalid JSON body", "more than one JSON value")
+		return false
+	}
+	return true
+}
+
+// inputProblem maps a request orbit will not record to 422, anything else
+// to 500.
+func inputProblem(w http.ResponseWriter, r *http.Request, err error) {
+	var ie *ceo.InputError
+	if errors.As(err, &ie) {
+		problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", ie.Msg)
+		return
+	}
+	problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+}
+
+func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s=%q: want a number from %d to %d", name, v, lo, hi)
+	}
+	return n, nil
+}
+
+func oneOfParam(r *http.Request, name string, allowed []string) (string, error) {
+	v := r.URL.Query().Get(name)
+	if v != "" && !slices.Contains(allowed, v) {
+		return "", fmt.Errorf("%s=%q is not allowed (allowed: %s)", name, v, strings.Join(allowed, ", "))
+	}
+	return v, nil
+}
+
+// DecisionPage is a page of decisions, newest first; Next is the cursor of
+// the following page ("" at the end).
+type DecisionPage struct {
+	Items []report.Decision `json:"items"`
+	Next  string            `json:"next"`
+}
+
+func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", 50, 1, 1000)
+	var cat, out string
+	if err == nil {
+		cat, err = oneOfParam(r, "category", journal.Categories)
+	}
+	if err == nil {
+		out, err = oneOfParam(r, "outcome", journal.Outcomes)
+	}
+	var before int64
+	if err == nil && r.URL.Query().Get("before") != "" {
+		before, err = strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+		if err != nil || before < 1 {
+			err = fmt.Errorf("before=%q: want a cursor from a previous page", r.URL.Query().Get("before"))
+		}
+	}
+	f := db.DecisionFilter{Category: cat, Outcome: out, Limit: limit + 1, BeforeSeq: before}
+	if err == nil && r.URL.Query().Get("iteration") != "" {
+		it, perr := strconv.ParseInt(r.URL.Query().Get("iteration"), 10, 64)
+		if perr != nil {
+			err = fmt.Errorf("iteration=%q: want a number", r.URL.Query().Get("iteration"))
+		}
+		f.Iteration = &it
+	}
+	if err != nil {
+		problem(w, r, http.StatusBadRequest, "bad query parameter", err.Error())
+		return
+	}
+	rows, err := s.reads.LatestDecisions(r.Context(), f)
+	if err != nil {
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+		return
+	}
+	page := DecisionPage{Items: []report.Decision{}}
+	for i := range rows {
+		if i == limit {
+			page.Next = strconv.FormatInt(rows[i-1].Seq, 10)
+			break
+		}
+		page.Items = append(page.Items, report.DecisionOf(&rows[i]))
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
+	d, found, err := s.reads.Decision(r.Context(), r.PathValue("id"))
+	switch {
+	case err != nil:
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+	case !found:
+		problem(w, r, http.StatusNotFound, "no such decision", fmt.Sprintf("no decision %q in the journal", r.PathValue("id")))
+	default:
+		writeJSON(w, http.StatusOK, report.DecisionOf(&d))
+	}
+}
+
+// DecideRequest is the body of POST /api/v1/decisions: the flags of
+// `orbit decide`, as JSON.
+type DecideRequest struct {
+	Title      string   `json:"title"`
+	Category   string   `json:"category"`
+	Impact     string   `json:"impact"`
+	Reversible *bool    `json:"reversible"`
+	Depth      string   `json:"depth"`
+	Decision   string   `json:"decision"`
+	Reason     string   `json:"reason"`
+	NextAction string   `json:"next_action"`
+	Confidence *float64 `json:"confidence"`
+	Iteration  *int64   `json:"iteration"`
+	Requestor  string   `json:"requestor"`
+	Context    string   `json:"context"`
+	RequestID  string   `json:"request_id"`
+	// Retro is "ID=CORRECT" or "ID=INCORRECT", as with --retro.
+	Retro string `json:"retro"`
+}
+
+func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
+	var req DecideRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	in := ceo.Input{Title: req.Title, Category: req.Category, Impact: req.Impact, Reversible: req.Reversible, Depth: req.Depth,
+		Decision: req.Decision, Reason: req.Reason, NextAction: req.NextAction, Confidence: req.Confidence, Iteration: req.Iteration,
+		Requestor: req.Requestor, Context: req.Context, RequestID: req.RequestID}
+	if req.Retro != "" {
+		id, out, ok := strings.Cut(req.Retro, "=")
+		if !ok || id == "" {
+			problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", fmt.Sprintf("retro %q: want ID=CORRECT or ID=INCORRECT", req.Retro))
+			return
+		}
+		in.Retro = &ceo.RetroRef{ID: id, Outcome: out}
+	}
+	res, err := s.decide(r.Context(), in)
+	if err != nil {
+		inputProblem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, res)
+}
+
+// RetroRequest is the body of POST /api/v1/retro.
+type RetroRequest struct {
+	ID       string `json:"id"`
+	Outcome  string `json:"outcome"`
+	Evidence string `json:"evidence"`
+}
+
+func (s *Server) handleRetro(w http.ResponseWriter, r *http.Request) {
+	var req RetroRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	_, err := s.ix.Sync(r.Context(), journal.SyncOptions{})
+	var res ceo.RetroResult
+	if err == nil {
+		res, err = ceo.Retro(r.Context(), s.ix, req.ID, req.Outcome, req.Evidence, ceo.Options{Now: s.cfg.Now})
+	}
+	s.mu.Unlock()
+	if err != nil {
+		var ie *ceo.InputError
+		if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
+			problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
+			return
+		}
+		inputProblem(w, r, err)
+		return
+	}
+	s.changed()
+	writeJSON(w, http.StatusCreated, res)
+}
+
+func (s *Server) handlePrecedent(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	k, err := queryInt(r, "k", 3, 1, 100)
+	var cat string
+	if err == nil {
+		cat, err = oneOfParam(r, "category", journal.Categories)
+	}
+	if err == nil && strings.TrimSpace(q) == "" {
+		err = errors.New("q is required: the text to find similar decisions for")
+	}
+	if err != nil {
+		problem(w, r, http.StatusBadRequest, "bad query parameter", err.Error())
+		return
+	}
+	hits, err := precedent.Search(r.Context(), s.reads, q, precedent.Options{K: k, Category: cat})
+	if err != nil {
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+		return
+	}
+	if hits == nil {
+		hits = []precedent.Hit{}
+	}
+	writeJSON(w, http.StatusOK, hits)
+}
+
+func (s *Server) trustReport(r *http.Request) (trust.Report, int, error) {
+	var f trust.Filter
+	var err error
+	if f.Category, err = oneOfParam(r, "category", journal.Categories); err != nil {
+		return trust.Report{}, http.StatusBadRequest, err
+	}
+	if f.Window, err = queryInt(r, "window", 0, 0, 1<<30); err != nil {
+		return trust.Report{}, http.StatusBadRequest, err
+	}
+	bins, err := queryInt(r, "bins", 10, 1, 100)
+	if err != nil {
+		return trust.Report{}, http.StatusBadRequest, err
+	}
+	if v := r.URL.Query().Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return trust.Report{}, http.StatusBadRequest, fmt.Errorf("since=%q: want an RFC 3339 time", v)
+		}
+		f.SinceNS = t.UnixNano()
+	}
+	rep, err := trust.Load(r.Context(), s.reads, trust.Options{Filter: f, Bins: bins})
+	if err != nil {
+		return rep, http.StatusInternalServerError, err
+	}
+	return rep, http.StatusOK, nil
+}
+
+func (s *Server) handleTrust(w http.ResponseWriter, r *http.Request) {
+	rep, status, err := s.trustReport(r)
+	if err != nil {
+		problem(w, r, status, http.StatusText(status), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) handleTrustChart(w http.ResponseWriter, r *http.Request) {
+	rep, status, err := s.trustReport(r)
+	if err != nil {
+		problem(w, r, status, http.StatusText(status), err.Error())
+		return
+	}
+	var b bytes.Buffer
+	if err := report.TrustChart(&b, "trust.svg", rep); err != nil {
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
+	iters, err := queryInt(r, "iterations", ceo.DefaultStaleIterations, 0, 1<<30)
+	var limit int
+	if err == nil {
+		limit, err = queryInt(r, "limit", 50, 0, 10000)
+	}
+	if err != nil {
+		problem(w, r, http.StatusBadRequest, "bad query parameter", err.Error())
+		return
+	}
+	ix := journal.NewIndex(s.reads, s.proj)
+	rep, err := ceo.StaleDecisions(r.Context(), ix, ceo.StaleOptions{Iterations: int64(iters), Limit: limit}, s.cfg.Now())
+	if err != nil {
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
+	ix := journal.NewIndex(s.reads, s.proj)
+	p, err := ceo.GatherProgress(r.Context(), ix, s.cfg.Now())
+	if err != nil {
+		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
+		return
+	}
+	type item struct {
+		ID       string `json:"id"`
+		Title    string `json:"title"`
+		Category string `json:"category"`
+		Impact   string `json:"impact"`
+		Depth    string `json:"depth"`
+	}
+	items := []item{}
+	for _, q := range p.Queue {
+		items = append(items, item{ID: q.ID, Title: q.Title, Category: q.Category, Impact: q.Impact, Depth: ceo.DepthOf(q)})
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Loop      ceo.LoopInfo `json:"loop"`
+		Pending   []item       `json:"pending"`
+		NextDepth string       `json:"next_depth"`
+	}{p.Loop, items, p.NextDepth})
+}

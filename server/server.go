@@ -1,0 +1,214 @@
+// Package server owns `orbit serve`: the HTTP API over a project's index,
+// the dashboard, Prometheus metrics and health checks. It feeds the index
+// only through the same sync as the CLI (one writer, many readers), and
+// records decisions and outcomes through the same ceo functions, grouping
+// the decisions that arrive together into one journal append (group commit).
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
+)
+
+// Config configures a server.
+type Config struct {
+	// Addr is where to listen (default 127.0.0.1:7777).
+	Addr string
+	// Token is the bearer token write endpoints (and, off loopback, every
+	// API endpoint) require. Empty on loopback: one is generated.
+	Token string
+	// Now is the clock.
+	Now func() time.Time
+	// Log receives one line per notable event.
+	Log io.Writer
+	// PollInterval is how often the journal files are checked (default 500ms).
+	PollInterval time.Duration
+	// Readers is the size of the read pool (default 4).
+	Readers int
+}
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// Server serves one project.
+type Server struct {
+	cfg      Config
+	proj     project.Project
+	ix       *journal.Index // the writer: sync and records
+	reads    *db.Store      // a read-only pool for queries
+	loopback bool
+
+	mu      sync.Mutex // in-process writes: sync, records
+	commits chan *decideReq
+	hub     *hub
+	metrics *metrics
+
+	gen      atomic.Int64 // bumped when a sync changes the index
+	lastSync atomic.Int64 // unix nanoseconds of the last successful sync
+	syncErr  atomic.Value // string: the last sync error ("" when fine)
+}
+
+// IsLoopback reports whether addr binds only the loopback interface.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewToken returns a random bearer token.
+func NewToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// New opens a server over the project whose writer index is ix: it opens a
+// read pool beside it.
+func New(ctx context.Context, ix *journal.Index, cfg Config) (*Server, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:7777"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.Readers <= 0 {
+		cfg.Readers = 4
+	}
+	loop := IsLoopback(cfg.Addr)
+	if !loop && cfg.Token == "" {
+		return nil, fmt.Errorf("serve: %s is not a loopback address: a --token (or ORBIT_TOKEN) is required", cfg.Addr)
+	}
+	if cfg.Token == "" {
+		t, err := NewToken()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Token = t
+	}
+	reads, err := db.Open(ctx, ix.Store.Path, db.Options{ReadOnly: true, Conns: cfg.Readers})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, proj: ix.Project, ix: ix, reads: reads, loopback: loop,
+		commits: make(chan *decideReq, 1024), hub: newHub()}
+	s.syncErr.Store("")
+	s.metrics = newMetrics(s)
+	if err := s.sync(ctx); err != nil {
+		reads.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Token is the bearer token in force.
+func (s *Server) Token() string { return s.cfg.Token }
+
+// Close closes the read pool (the writer belongs to the caller).
+func (s *Server) Close() error { return s.reads.Close() }
+
+// sync brings the index up to date with the files, under the write lock,
+// and tells the dashboards when something changed.
+func (s *Server) sync(ctx context.Context) error {
+	s.mu.Lock()
+	rep, err := s.ix.Sync(ctx, journal.SyncOptions{})
+	s.mu.Unlock()
+	if err != nil {
+		s.syncErr.Store(err.Error())
+		fmt.Fprintf(s.cfg.Log, "sync: %v\n", err)
+		return err
+	}
+	s.syncErr.Store("")
+	s.lastSync.Store(s.cfg.Now().UnixNano())
+	for _, p := range rep.Rewritten {
+		fmt.Fprintf(s.cfg.Log, "sync: %s\n", p.Error())
+	}
+	if rep.Decisions+rep.Events > 0 || len(rep.Problems) > 0 || len(rep.Rewritten) > 0 {
+		s.changed()
+	}
+	return nil
+}
+
+// changed bumps the generation and wakes the dashboards.
+func (s *Server) changed() {
+	g := s.gen.Add(1)
+	s.hub.publish(fmt.Sprintf(`{"generation":%d}`, g))
+}
+
+// Run serves until ctx is done, then shuts down gracefully: no new
+// connections, in-flight requests and pending decisions finish.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	bg, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.committer(bg) }()
+	go func() { defer wg.Done(); s.poller(bg) }()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.hub.close()
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if serr := srv.Shutdown(shut); serr != nil && err == nil {
+		err = serr
+	}
+	stop()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// poller syncs the files on a timer, so that lines other tools append
+// reach the dashboards.
+func (s *Server) poller(ctx context.Context) {
+	t := time.NewTicker(s.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.sync(ctx)
+		}
+	}
+}
