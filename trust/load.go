@@ -48,7 +48,7 @@ func Load(ctx context.Context, store *db.Store, opts Options) (Report, error) {
 	var a Aggregates
 	var err error
 	if opts.Filter.IsZero() {
-		a, err = loadAggregates(ctx, store)
+		a, err = loadAggregates(ctx, store, iters)
 	} else {
 		a, err = loadFiltered(ctx, store, opts.Filter)
 	}
@@ -74,7 +74,9 @@ func (f Filter) describe() string {
 	return strings.Join(parts, ", ")
 }
 
-func loadAggregates(ctx context.Context, store *db.Store) (Aggregates, error) {
+// loadAggregates reads the derived tables; iterations bounds the trend to
+// the latest ones (0: all), so that its cost does not grow with history.
+func loadAggregates(ctx context.Context, store *db.Store, iterations int) (Aggregates, error) {
 	var a Aggregates
 	q := store.DB
 	if err := q.GetContext(ctx, &a.Decisions, `SELECT coalesce(sum(records), 0) FROM journal_files WHERE kind = 'decisions'`); err != nil {
@@ -83,7 +85,13 @@ func loadAggregates(ctx context.Context, store *db.Store) (Aggregates, error) {
 	if err := q.SelectContext(ctx, &a.Cells, `SELECT category, tier, depth, requestor, correct, incorrect FROM trust_cells WHERE correct + incorrect > 0`); err != nil {
 		return a, fmt.Errorf("trust: %w", err)
 	}
-	if err := q.SelectContext(ctx, &a.Iterations, `SELECT iteration, correct, incorrect FROM trust_iterations WHERE correct + incorrect > 0`); err != nil {
+	itq := `SELECT iteration, correct, incorrect FROM trust_iterations WHERE correct + incorrect > 0`
+	var itArgs []any
+	if iterations > 0 {
+		itq += ` ORDER BY iteration DESC LIMIT ?`
+		itArgs = append(itArgs, iterations)
+	}
+	if err := q.SelectContext(ctx, &a.Iterations, itq, itArgs...); err != nil {
 		return a, fmt.Errorf("trust: %w", err)
 	}
 	if err := q.SelectContext(ctx, &a.Buckets, `SELECT bucket, n, correct, conf_u, conf2_u2, conf_correct_u FROM trust_calibration WHERE n > 0`); err != nil {
