@@ -86,7 +86,7 @@ func TestEvalPrecedent(t *testing.T) {
 	}
 
 	stores := map[int]*db.Store{0: evalIndex(t, lines, 0)}
-	systems := []string{"orbit precedent", "tail -50 | grep category", "grep -i keywords (file order)", "grep -i keywords (most matched first)"}
+	systems := []string{"orbit precedent", "tail -50 \\| grep category", "grep -i keywords (file order)", "grep -i keywords (most matched first)"}
 	type key struct{ system, group string }
 	res := map[key]*corpusMetrics{}
 	add := func(s, g string, ranked []string, q corpusQuery) {

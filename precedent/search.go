@@ -154,9 +154,23 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 // (unless asked otherwise), a same-category boost, then score, then the
 // newer first. Only the k best are read in full.
 func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts Options) ([]Hit, error) {
+	// Only the best candidates by raw score can reach the top k after the
+	// category boost and the AVOID ordering: read those, not the whole pool.
 	seqs := make([]int64, 0, len(scores))
 	for s := range scores {
 		seqs = append(seqs, s)
+	}
+	slices.SortFunc(seqs, func(a, b int64) int {
+		switch {
+		case scores[a] > scores[b]:
+			return -1
+		case scores[a] < scores[b]:
+			return 1
+		}
+		return int(b - a)
+	})
+	if n := max(opts.K*20, 60); len(seqs) > n {
+		seqs = seqs[:n]
 	}
 	briefs, err := store.Briefs(ctx, seqs)
 	if err != nil {
