@@ -90,7 +90,7 @@ func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Prog
 			break
 		}
 	}
-	stale, err := StaleDecisions(ctx, ix, StaleOptions{Iterations: DefaultStaleIterations, Limit: 1}, now)
+	stale, err := StaleDecisions(ctx, ix, StaleOptions{Iterations: DefaultStaleIterations, Limit: 1, Cap: 1000}, now)
 	if err != nil {
 		return p, err
 	}

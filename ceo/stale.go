@@ -19,8 +19,10 @@ type StaleOptions struct {
 	Iterations int64
 	// OlderThan, when set, replaces Iterations: stale when its ts is older.
 	OlderThan time.Duration
-	// Limit bounds the list (0: all); Total still counts every one.
+	// Limit bounds the list (0: all); Total still counts every one, up to
+	// Cap (0: 10,000; the count is a scan on a large journal).
 	Limit int
+	Cap   int64
 }
 
 // StaleDecision is a decision still without an outcome.
@@ -37,8 +39,10 @@ type StaleDecision struct {
 
 // StaleReport lists stale decisions.
 type StaleReport struct {
-	Current   int64           `json:"current_iteration"`
-	Total     int64           `json:"total"`
+	Current int64 `json:"current_iteration"`
+	Total   int64 `json:"total"`
+	// AtLeast: Total reached the cap; there may be more.
+	AtLeast   bool            `json:"total_at_least"`
 	Decisions []StaleDecision `json:"decisions"`
 }
 
@@ -56,7 +60,7 @@ func StaleDecisions(ctx context.Context, ix *journal.Index, opts StaleOptions, n
 			return rep, err
 		}
 	}
-	f := db.StaleFilter{Limit: opts.Limit}
+	f := db.StaleFilter{Limit: opts.Limit, Cap: opts.Cap}
 	if opts.OlderThan > 0 {
 		f.BeforeNS = now.Add(-opts.OlderThan).UnixNano()
 	} else {
@@ -69,7 +73,7 @@ func StaleDecisions(ctx context.Context, ix *journal.Index, opts StaleOptions, n
 	if err != nil {
 		return rep, err
 	}
-	rep.Total = total
+	rep.Total, rep.AtLeast = total, total >= f.CountCap()
 	for _, d := range rows {
 		s := StaleDecision{ID: d.ID, Iteration: d.Iteration, AgeIterations: rep.Current - d.Iteration, Category: d.Category, Input: d.Input, TS: d.TS}
 		if d.TSNS.Valid {

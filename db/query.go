@@ -317,6 +317,17 @@ type StaleFilter struct {
 	// BeforeNS keeps decisions whose ts is before it (0: any).
 	BeforeNS int64
 	Limit    int
+	// Cap bounds the count (0: 10,000); a count equal to it means "at
+	// least".
+	Cap int64
+}
+
+// CountCap is the cap of the count.
+func (f StaleFilter) CountCap() int64 {
+	if f.Cap > 0 {
+		return f.Cap
+	}
+	return 10000
 }
 
 // Unverified returns decisions whose current outcome is PENDING (no event,
@@ -332,8 +343,11 @@ func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, i
 		where += ` AND d.ts_ns < ?`
 		args = append(args, f.BeforeNS)
 	}
+	// The count stops at CountCap: on a million decisions a full count is
+	// a scan, and "more than 10,000" is all a report needs.
 	var total int64
-	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`+where, args...); err != nil {
+	countArgs := append(append([]any(nil), args...), f.CountCap())
+	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM (SELECT 1 FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`+where+` LIMIT ?)`, countArgs...); err != nil {
 		return nil, 0, fmt.Errorf("count unverified decisions: %w", err)
 	}
 	q := decisionSelect + where + ` ORDER BY d.seq`

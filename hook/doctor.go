@@ -91,7 +91,8 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 			add(Problem, project.StateFile, fmt.Sprintf("iteration %d is past its cap of %d", o.Iteration, o.MaxIterations), "`orbit loop stop`, or `orbit loop start --force` with a higher --max-iterations")
 		}
 		if d := o.Deadline(); !d.IsZero() && now.After(d) {
-			add(Warning, project.StateFile, fmt.Sprintf("the time limit passed %s ago; the next Stop hook tears the loop down", now.Sub(d).Round(time.Second)), "")
+			add(Warning, project.StateFile, fmt.Sprintf("the time limit passed %s ago", now.Sub(d).Round(time.Second)),
+				"the next Stop hook tears the loop down; `orbit loop stop` does it now")
 		}
 		lk, err := loop.ReadLock(p.Path(LockFile))
 		switch {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -50,7 +51,7 @@ func ParseInput(data []byte) (Input, error) {
 		}
 		return Input{}, fmt.Errorf("hook input: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if dec.More() {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Input{}, errors.New("hook input: more than one JSON value")
 	}
 	return in, nil

@@ -100,12 +100,16 @@ func refeed(ctx context.Context, ix *journal.Index, o loop.Orbit, h trust.Headli
 	rs.keep = 1
 	secs = append(secs, rs)
 
-	stale, err := ceo.StaleDecisions(ctx, ix, ceo.StaleOptions{Iterations: ceo.DefaultStaleIterations, Limit: 20}, now)
+	stale, err := ceo.StaleDecisions(ctx, ix, ceo.StaleOptions{Iterations: ceo.DefaultStaleIterations, Limit: 20, Cap: 1000}, now)
 	if err != nil {
 		return nil, err
 	}
 	if stale.Total > 0 {
-		ss := section{priority: 5, lines: []string{fmt.Sprintf("Stale (still PENDING more than %d iterations on): %d; verify them with `orbit retro` (`orbit stale` lists all):", ceo.DefaultStaleIterations, stale.Total)}, keep: 1}
+		total := fmt.Sprint(stale.Total)
+		if stale.AtLeast {
+			total += "+"
+		}
+		ss := section{priority: 5, lines: []string{fmt.Sprintf("Stale (still PENDING more than %d iterations on): %s; verify them with `orbit retro` (`orbit stale` lists all):", ceo.DefaultStaleIterations, total)}, keep: 1}
 		for _, d := range stale.Decisions {
 			ss.lines = append(ss.lines, cut(fmt.Sprintf("  %s (iter %d): %s", d.ID, d.Iteration, oneLine(d.Input)), 200))
 		}
@@ -199,8 +203,12 @@ func outputLen(o Output) int { return len([]rune(string(o.Bytes()))) }
 
 // fit sets out.Reason to the sections, cut (lowest priority first) until
 // the printed output stays under Claude Code's cap; in the last resort the
-// text itself is cut.
+// note and then the text itself are cut. It always ends.
 func fit(out Output, secs []section) Output {
+	const maxNote = 2000
+	if r := []rune(out.SystemMessage); len(r) > maxNote {
+		out.SystemMessage = string(r[:maxNote-1]) + "…"
+	}
 	fits := func(text string) bool {
 		o := out
 		o.Reason = text
@@ -209,6 +217,10 @@ func fit(out Output, secs []section) Output {
 	out.Reason = fitSections(secs, fits)
 	for !fits(out.Reason) {
 		r := []rune(out.Reason)
+		if len(r) < 100 {
+			out.Reason = string(r[:min(len(r), 20)])
+			break
+		}
 		out.Reason = string(r[:len(r)*9/10]) + "…"
 	}
 	return out

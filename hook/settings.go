@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/orbit-loop/orbit/loop"
@@ -39,13 +40,13 @@ func Install(path string, old []byte, bin string) (out []byte, changes, warnings
 	var st *loop.State
 	if len(old) == 0 {
 		st = &loop.State{Path: path}
-	} else if st, err = loop.ParseState(path, old); err != nil {
+	} else if st, err = loop.ParseObject(path, "settings file", old); err != nil {
 		return nil, nil, nil, err
 	}
-	hooks := &loop.State{Path: path + ": hooks"}
+	hooks := &loop.State{Path: path}
 	if raw, ok := st.Raw("hooks"); ok && string(raw) != "null" {
-		if hooks, err = loop.ParseState(path+": hooks", raw); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: \"hooks\" must be an object: %w", path, err)
+		if hooks, err = loop.ParseObject(path, "settings file", raw); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: \"hooks\" must be an object, not %s", path, cutJSON(raw))
 		}
 	}
 	for _, ev := range Events {
@@ -93,10 +94,24 @@ func Install(path string, old []byte, bin string) (out []byte, changes, warnings
 	return st.Bytes(), changes, warnings, nil
 }
 
-// IsOrbitHook reports whether a hook command runs orbit's hook sub.
+// IsOrbitHook reports whether a hook command runs orbit's hook sub: a
+// binary whose name holds "orbit" (orbit, /usr/local/bin/orbit,
+// orbit-linux-amd64), then "hook SUB".
 func IsOrbitHook(command, sub string) bool {
 	f := strings.Fields(command)
-	return len(f) >= 3 && strings.HasSuffix(f[0], "orbit") && f[len(f)-2] == "hook" && f[len(f)-1] == sub
+	if len(f) < 3 || f[len(f)-2] != "hook" || f[len(f)-1] != sub {
+		return false
+	}
+	base := filepath.Base(f[0])
+	return base == "orbit" || strings.HasPrefix(base, "orbit-") || strings.HasPrefix(base, "orbit_") || strings.HasPrefix(base, "orbit.")
+}
+
+func cutJSON(raw []byte) string {
+	s := string(raw)
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
 }
 
 // RegisteredCommand returns the command of orbit's hook for an event in a

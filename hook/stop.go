@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -83,6 +84,10 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	}
 	r.Project = p.Root
 	statePath := p.Path(project.StateFile)
+	if _, err := os.Stat(statePath); errors.Is(err, os.ErrNotExist) {
+		// No loop was ever started here: nothing to do, nothing to log.
+		return r
+	}
 	unlock, err := flock.Path(ctx, statePath+".lock")
 	if err != nil {
 		return fail(err)
@@ -98,6 +103,12 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	}
 	if !o.Active {
 		logf("action=allow inactive iteration=%d", o.Iteration)
+		return r
+	}
+	if want := o.HookEvent; event != want {
+		// The loop is driven by the other event (a subagent finishing
+		// inside an iteration is not the end of the iteration).
+		logf("action=allow not-the-loop-event loop_event=%s", want)
 		return r
 	}
 	owner := "session:" + orUnknown(in.SessionID)
@@ -127,9 +138,11 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		notes = append(notes, fmt.Sprintf("took over the loop from %s, whose heartbeat was older than %s", claim.Stolen, loop.StaleAfter))
 	}
 
-	// The same turn stopping twice (a retried hook) must not count twice.
-	digest := digestOf(in)
-	sameTurn := in.StopHookActive && str(st, "last_stop_session") == orUnknown(in.SessionID) && str(st, "last_stop_digest") == digest
+	// The same turn stopping twice (a retried hook) must not count twice,
+	// nor get another answer: it is re-fed the same iteration, with no
+	// teardown check (the first stop of the turn made those).
+	digest := turnDigest(in)
+	sameTurn := digest != "" && in.StopHookActive && str(st, "last_stop_session") == orUnknown(in.SessionID) && str(st, "last_stop_digest") == digest
 
 	if o.BudgetTokens > 0 && in.TranscriptPath != "" {
 		used, err := countTokens(st, in.TranscriptPath)
@@ -162,9 +175,11 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	if err != nil {
 		return fail(err)
 	}
-	cause, detail, err := teardownCause(ctx, ix, o, in, before, now)
-	if err != nil {
-		return fail(err)
+	cause, detail := "", ""
+	if !sameTurn {
+		if cause, detail, err = teardownCause(ctx, ix, o, in, before, now); err != nil {
+			return fail(err)
+		}
 	}
 	if cause != "" {
 		if err := teardown(ctx, ix, st, cause, now); err != nil {
@@ -238,9 +253,21 @@ func str(st *loop.State, key string) string {
 	return v
 }
 
-// digestOf identifies the turn that stopped: its last message.
-func digestOf(in Input) string {
-	sum := sha256.Sum256([]byte(in.LastAssistantMessage))
+// turnDigest identifies the turn that stopped: the size its transcript
+// had reached, and its last message. "" without a readable transcript:
+// every stop then counts as a turn of its own (two turns may well end with
+// the same message, and an iteration that never advances is worse than a
+// retried hook counted twice).
+func turnDigest(in Input) string {
+	if in.TranscriptPath == "" {
+		return ""
+	}
+	fi, err := os.Stat(in.TranscriptPath)
+	if err != nil {
+		return ""
+	}
+	size := fi.Size()
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d\x00%s", size, in.LastAssistantMessage)))
 	return hex.EncodeToString(sum[:8])
 }
 

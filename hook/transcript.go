@@ -37,19 +37,47 @@ func transcriptTailHas(path, text string) bool {
 	if start > 0 {
 		lines = lines[1:] // cut mid-line
 	}
+	// Only the current turn: the assistant lines after the last user line
+	// (the prompt that started the turn, which may quote the sentinel).
 	for i := len(lines) - 1; i >= 0; i-- {
 		var m struct {
 			Type    string          `json:"type"`
 			Message json.RawMessage `json:"message"`
 		}
-		if json.Unmarshal([]byte(lines[i]), &m) != nil || m.Type != "assistant" {
+		if json.Unmarshal([]byte(lines[i]), &m) != nil {
 			continue
 		}
-		if containsText(m.Message, text) {
+		if m.Type == "user" && isPrompt(m.Message) {
+			return false
+		}
+		if m.Type == "assistant" && containsText(m.Message, text) {
 			return true
 		}
 	}
 	return false
+}
+
+// isPrompt reports whether a user line starts a turn (a prompt, text) rather
+// than carrying tool results back within one.
+func isPrompt(raw json.RawMessage) bool {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return true
+	}
+	var items []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(m.Content, &items) != nil {
+		return true // a plain string: a prompt
+	}
+	for _, it := range items {
+		if it.Type != "tool_result" {
+			return true
+		}
+	}
+	return len(items) == 0
 }
 
 // containsText walks a JSON value's strings for text.
@@ -83,16 +111,18 @@ func containsText(raw json.RawMessage, text string) bool {
 
 // countTokens adds the tokens of the assistant messages appended to the
 // transcript since the last count (input, cache creation and output tokens
-// of each message's usage), keeps the offset in the state, and returns the
-// loop's total.
+// of each message's usage, once per message: Claude Code writes a line per
+// content block, each repeating the message's usage), keeps the offset and
+// the last message id in the state, and returns the loop's total.
 func countTokens(st *loop.State, path string) (int64, error) {
 	used, _, err := st.Int("tokens_used")
 	if err != nil {
 		return 0, err
 	}
 	off, _, _ := st.Int("transcript_offset")
+	lastID, _, _ := st.String("last_message_id")
 	if prev, _, _ := st.String("transcript_path"); prev != path {
-		off = 0 // a new session's transcript: count it from its start
+		off, lastID = 0, "" // a new session's transcript: count it from its start
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -113,6 +143,7 @@ func countTokens(st *loop.State, path string) (int64, error) {
 			var m struct {
 				Type    string `json:"type"`
 				Message struct {
+					ID    string `json:"id"`
 					Usage struct {
 						Input         int64 `json:"input_tokens"`
 						CacheCreation int64 `json:"cache_creation_input_tokens"`
@@ -120,9 +151,10 @@ func countTokens(st *loop.State, path string) (int64, error) {
 					} `json:"usage"`
 				} `json:"message"`
 			}
-			if json.Unmarshal(line, &m) == nil && m.Type == "assistant" {
+			if json.Unmarshal(line, &m) == nil && m.Type == "assistant" && (m.Message.ID == "" || m.Message.ID != lastID) {
 				u := m.Message.Usage
 				used += u.Input + u.CacheCreation + u.Output
+				lastID = m.Message.ID
 			}
 		}
 		if err != nil {
@@ -132,7 +164,7 @@ func countTokens(st *loop.State, path string) (int64, error) {
 	for _, kv := range []struct {
 		k string
 		v any
-	}{{"tokens_used", used}, {"transcript_path", path}, {"transcript_offset", off}} {
+	}{{"tokens_used", used}, {"transcript_path", path}, {"transcript_offset", off}, {"last_message_id", lastID}} {
 		if err := st.Set(kv.k, kv.v); err != nil {
 			return used, err
 		}

@@ -30,6 +30,9 @@ type Orbit struct {
 	TokensUsed       int64     `json:"tokens_used"`
 	StopReason       string    `json:"stop_reason,omitempty"`
 	StoppedAt        string    `json:"stopped_at,omitempty"`
+	// HookEvent is the hook event that ends an iteration: Stop (the
+	// default) or SubagentStop, when the loop runs as a subagent.
+	HookEvent string `json:"hook_event"`
 }
 
 // ReadOrbit reads the state file at path as the ORBIT loop's state. No
@@ -68,7 +71,10 @@ func (s *State) Orbit() (Orbit, error) {
 	o.EscalationCount, o.Correct, o.Incorrect = num("depth_escalation_counter"), num("correct_decisions"), num("incorrect_decisions")
 	o.BudgetTokens, o.TokensUsed = num("budget_tokens"), num("tokens_used")
 	o.StartedAt, o.TrustLevel, o.Sentinel = str("started_at"), str("trust_level"), str("completion_sentinel")
-	o.StopReason, o.StoppedAt = str("stop_reason"), str("stopped_at")
+	o.StopReason, o.StoppedAt, o.HookEvent = str("stop_reason"), str("stopped_at"), str("hook_event")
+	if o.HookEvent == "" {
+		o.HookEvent = "Stop"
+	}
 	if o.Sentinel == "" {
 		o.Sentinel = DefaultSentinel
 	}
@@ -93,6 +99,8 @@ type StartOptions struct {
 	TimeLimit     time.Duration
 	BudgetTokens  int64
 	Sentinel      string
+	// HookEvent is Stop (default) or SubagentStop.
+	HookEvent string
 }
 
 // Start writes an active loop into st (a new State when st is nil): the
@@ -107,6 +115,10 @@ func Start(st *State, path string, opts StartOptions, correct, incorrect int, le
 	sentinel := opts.Sentinel
 	if sentinel == "" {
 		sentinel = DefaultSentinel
+	}
+	event := opts.HookEvent
+	if event == "" {
+		event = "Stop"
 	}
 	for _, kv := range []struct {
 		k string
@@ -125,12 +137,13 @@ func Start(st *State, path string, opts StartOptions, correct, incorrect int, le
 		{"budget_tokens", opts.BudgetTokens},
 		{"tokens_used", 0},
 		{"last_stop_decisions", decisions},
+		{"hook_event", event},
 	} {
 		if err := st.Set(kv.k, kv.v); err != nil {
 			return nil, err
 		}
 	}
-	for _, k := range []string{"stop_reason", "stopped_at", "last_stop_session", "last_stop_digest", "last_stop_at", "transcript_path", "transcript_offset"} {
+	for _, k := range []string{"stop_reason", "stopped_at", "last_stop_session", "last_stop_digest", "last_stop_at", "transcript_path", "transcript_offset", "last_message_id"} {
 		st.Delete(k)
 	}
 	return st, nil

@@ -44,6 +44,12 @@ func ReadState(path string) (*State, error) {
 
 // ParseState parses a state file's bytes.
 func ParseState(path string, data []byte) (*State, error) {
+	return ParseObject(path, "state file", data)
+}
+
+// ParseObject parses any JSON object into an ordered State; what names the
+// kind of file in errors ("settings file").
+func ParseObject(path, what string, data []byte) (*State, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
 	fail := func(err error) error {
@@ -55,12 +61,12 @@ func ParseState(path string, data []byte) (*State, error) {
 		if werr := json.Unmarshal(data, &whole); errors.As(werr, &se) {
 			// Offset counts the bytes read, the offending one included.
 			off = se.Offset
-			if off > 0 && off < int64(len(data)) {
+			if off > 0 && off <= int64(len(data)) && se.Error() != "unexpected end of JSON input" {
 				off--
 			}
 		}
 		line, col := position(data, off)
-		return fmt.Errorf("%s:%d:%d: invalid state file: %v", path, line, col, strings.TrimPrefix(err.Error(), "json: "))
+		return fmt.Errorf("%s:%d:%d: invalid %s: %v", path, line, col, what, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -125,11 +131,13 @@ func (s *State) get(key string) (json.RawMessage, bool) {
 
 // Set sets a field to v, keeping its place (new fields go last).
 func (s *State) Set(key string, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<promise>" stays greppable
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("set %s in %s: %w", key, s.Path, err)
 	}
-	s.set(key, raw)
+	s.set(key, bytes.TrimSpace(b.Bytes()))
 	return nil
 }
 

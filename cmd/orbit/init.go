@@ -79,6 +79,18 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if opts.DryRun {
 		return installHooks(opts.Dir, f, true)
 	}
+	if opts.Claude {
+		// A settings file orbit cannot merge into fails before anything is
+		// created.
+		path := filepath.Join(opts.Dir, hook.SettingsFile)
+		old, err := hook.ReadSettings(path)
+		if err == nil {
+			_, _, _, err = hook.Install(path, old, orbitBinary())
+		}
+		if err != nil {
+			return fmt.Errorf("init --claude: %w", err)
+		}
+	}
 	f.RootFlag = opts.Dir
 	p, err := f.Project()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -68,7 +69,11 @@ func staleRun(ctx context.Context, opts *staleOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := ceo.StaleDecisions(ctx, ix, ceo.StaleOptions{Iterations: opts.Iterations, OlderThan: opts.OlderThan, Limit: opts.Limit}, f.Now())
+	cnt := int64(0) // the default cap
+	if opts.Limit == 0 || opts.Fail {
+		cnt = math.MaxInt64 // listing all, or gating: count them all
+	}
+	rep, err := ceo.StaleDecisions(ctx, ix, ceo.StaleOptions{Iterations: opts.Iterations, OlderThan: opts.OlderThan, Limit: opts.Limit, Cap: cnt}, f.Now())
 	if err != nil {
 		return err
 	}
@@ -86,7 +91,11 @@ func staleRun(ctx context.Context, opts *staleOptions) error {
 	if opts.OlderThan > 0 {
 		crit = "PENDING and older than " + opts.OlderThan.String()
 	}
-	fmt.Fprintf(f.IO.ErrOut, "current iteration %d; %d decisions %s\n", rep.Current, rep.Total, crit)
+	total := strconv.FormatInt(rep.Total, 10)
+	if rep.AtLeast {
+		total = "at least " + total
+	}
+	fmt.Fprintf(f.IO.ErrOut, "current iteration %d; %s decisions %s\n", rep.Current, total, crit)
 	t := &report.Table{Header: []string{"ID", "ITER", "AGE (ITER)", "CATEGORY", "INPUT"}}
 	for _, d := range rep.Decisions {
 		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), strconv.FormatInt(d.AgeIterations, 10), d.Category, d.Input)
@@ -97,7 +106,11 @@ func staleRun(ctx context.Context, opts *staleOptions) error {
 		}
 	}
 	if int64(len(rep.Decisions)) < rep.Total {
-		fmt.Fprintf(f.IO.ErrOut, "... %d more (--limit 0 lists all)\n", rep.Total-int64(len(rep.Decisions)))
+		more := strconv.FormatInt(rep.Total-int64(len(rep.Decisions)), 10)
+		if rep.AtLeast {
+			more = "at least " + more
+		}
+		fmt.Fprintf(f.IO.ErrOut, "... %s more (--limit 0 lists all)\n", more)
 	}
 	return fail
 }
