@@ -230,50 +230,144 @@ CREATE TABLE findings (
 CREATE INDEX findings_file ON findings (file_id, line);
 
 -- Loop records of every framework, normalised to the shared stop vocabulary,
--- and their events (the history survives later rewrites of the loop's file).
+-- and their events. The events' authoritative file is orbit's loop event
+-- journal (.claude/orbit-loop-events.jsonl, append-only): plan, run attempts,
+-- stop, pause, resume, and the status changes orbit saw when reading a loop.
+-- So the history of a loop survives any later rewrite of its own file, and
+-- deleting the index loses nothing. A loops row is what the latest event said
+-- about the loop (the "last seen" state `orbit loop list` compares with).
 CREATE TABLE loops (
     id             INTEGER PRIMARY KEY,
     framework      TEXT    NOT NULL,
     loop_id        TEXT    NOT NULL,
-    path           TEXT    NOT NULL,
+    path           TEXT    NOT NULL DEFAULT '',
     title          TEXT    NOT NULL DEFAULT '',
-    status         TEXT    NOT NULL,
+    status         TEXT    NOT NULL DEFAULT '',
     native_status  TEXT    NOT NULL DEFAULT '',
     iteration      INTEGER,
     max_iterations INTEGER,
     updated_at     TEXT    NOT NULL DEFAULT '',
     budget_used    REAL,
     budget_limit   REAL,
-    raw            TEXT    NOT NULL DEFAULT '',
+    last_event     INTEGER NOT NULL DEFAULT 0,
+    events         INTEGER NOT NULL DEFAULT 0,
     UNIQUE (framework, loop_id)
 );
+-- One row per line of the loop event journal. end_offset is the byte offset
+-- just after the line: the highest one is where the next sync starts reading.
 CREATE TABLE loop_events (
-    seq      INTEGER PRIMARY KEY,
-    loop_ref INTEGER NOT NULL REFERENCES loops (id),
-    at       TEXT    NOT NULL,
-    kind     TEXT    NOT NULL,
-    status   TEXT    NOT NULL DEFAULT '',
-    detail   TEXT    NOT NULL DEFAULT ''
+    seq           INTEGER PRIMARY KEY,
+    loop_ref      INTEGER NOT NULL REFERENCES loops (id),
+    line          INTEGER NOT NULL,
+    end_offset    INTEGER NOT NULL UNIQUE,
+    at            TEXT    NOT NULL,
+    kind          TEXT    NOT NULL,
+    status        TEXT    NOT NULL DEFAULT '',
+    native_status TEXT    NOT NULL DEFAULT '',
+    detail        TEXT    NOT NULL DEFAULT '',
+    raw           TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX loop_events_loop ON loop_events (loop_ref, seq);
 
 -- Knowledge patterns: conductor's errors.json entries and patterns.md sections.
+-- One row per knowledge file sync reads: errors.json and patterns.md of each
+-- knowledge directory (re-read whole, and only when dev/ino/size/mtime say it
+-- changed and its sha256 differs), and orbit's own knowledge journal
+-- (.claude/orbit-knowledge.jsonl: match hits, exports, registered
+-- directories; append-only, read from synced_offset like the decision
+-- journal). error is why the file could not be read, with file:line.
+CREATE TABLE knowledge_files (
+    id            INTEGER PRIMARY KEY,
+    path          TEXT    NOT NULL UNIQUE,
+    kind          TEXT    NOT NULL CHECK (kind IN ('errors', 'patterns', 'journal')),
+    dev           INTEGER NOT NULL DEFAULT 0,
+    ino           INTEGER NOT NULL DEFAULT 0,
+    size          INTEGER NOT NULL DEFAULT 0,
+    mtime_ns      INTEGER NOT NULL DEFAULT 0,
+    hash          TEXT    NOT NULL DEFAULT '',
+    shape         TEXT    NOT NULL DEFAULT '',
+    synced_offset INTEGER NOT NULL DEFAULT 0,
+    synced_lines  INTEGER NOT NULL DEFAULT 0,
+    tail_hash     TEXT    NOT NULL DEFAULT '',
+    entries       INTEGER NOT NULL DEFAULT 0,
+    error         TEXT    NOT NULL DEFAULT '',
+    synced_at     TEXT    NOT NULL DEFAULT ''
+);
+
+-- The entries of the knowledge files, in file order (ordinal). entry_id is the
+-- entry's own id (err-003), or #N (its position) when it has none or repeats
+-- one. pattern_state says whether the regex is usable: ok, none (no pattern:
+-- full-text only), invalid (RE2 refused it: pattern_error says why), or
+-- matches_all (it matches any text, so it would win for every error). specificity is
+-- how many literal characters the regex requires (ranks regex hits).
+-- occurrences and last_seen are what the file says; hits recorded since the
+-- last export are in knowledge_events.
 CREATE TABLE knowledge_patterns (
-    id          INTEGER PRIMARY KEY,
-    source_path TEXT    NOT NULL,
-    entry_id    TEXT    NOT NULL,
-    kind        TEXT    NOT NULL CHECK (kind IN ('error', 'pattern')),
-    name        TEXT    NOT NULL DEFAULT '',
-    pattern     TEXT    NOT NULL DEFAULT '',
-    category    TEXT    NOT NULL DEFAULT '',
-    track       TEXT    NOT NULL DEFAULT '',
-    symptom     TEXT    NOT NULL DEFAULT '',
-    solution    TEXT    NOT NULL DEFAULT '',
-    code_fix    TEXT    NOT NULL DEFAULT '',
-    occurrences INTEGER NOT NULL DEFAULT 0,
-    last_seen   TEXT    NOT NULL DEFAULT '',
-    raw         TEXT    NOT NULL DEFAULT '',
+    id            INTEGER PRIMARY KEY,
+    file_id       INTEGER NOT NULL REFERENCES knowledge_files (id),
+    source_path   TEXT    NOT NULL,
+    entry_id      TEXT    NOT NULL,
+    ordinal       INTEGER NOT NULL,
+    line          INTEGER NOT NULL,
+    kind          TEXT    NOT NULL CHECK (kind IN ('error', 'pattern')),
+    name          TEXT    NOT NULL DEFAULT '',
+    pattern       TEXT    NOT NULL DEFAULT '',
+    pattern_state TEXT    NOT NULL DEFAULT 'none' CHECK (pattern_state IN ('ok', 'none', 'invalid', 'matches_all')),
+    pattern_error TEXT    NOT NULL DEFAULT '',
+    specificity   INTEGER NOT NULL DEFAULT 0,
+    category      TEXT    NOT NULL DEFAULT '',
+    track         TEXT    NOT NULL DEFAULT '',
+    symptom       TEXT    NOT NULL DEFAULT '',
+    solution      TEXT    NOT NULL DEFAULT '',
+    code_fix      TEXT    NOT NULL DEFAULT '',
+    occurrences   INTEGER NOT NULL DEFAULT 0,
+    last_seen     TEXT    NOT NULL DEFAULT '',
+    raw           TEXT    NOT NULL DEFAULT '',
     UNIQUE (source_path, entry_id)
+);
+CREATE INDEX knowledge_patterns_file ON knowledge_patterns (file_id, ordinal);
+
+-- The regex prefilter: for each usable regex, the literals (case-folded) of
+-- its rarest requirement (every text it matches contains one of them), each
+-- filed under its rarest byte trigram (b0<<16 | b1<<8 | b2; -1 for a literal
+-- shorter than three bytes or a regex that requires none). A match compiles
+-- only the regexes whose trigram occurs in the error text and whose literal
+-- it contains.
+CREATE TABLE knowledge_atoms (
+    pattern_id INTEGER NOT NULL REFERENCES knowledge_patterns (id),
+    tri        INTEGER NOT NULL,
+    atom       TEXT    NOT NULL
+);
+CREATE INDEX knowledge_atoms_tri ON knowledge_atoms (tri);
+CREATE INDEX knowledge_atoms_pattern ON knowledge_atoms (pattern_id);
+
+-- The lines of the knowledge journal: hit (a regex match of an entry),
+-- export (errors.json rewritten with the hits folded in: before/after are
+-- the sha256 of the file, so an export cut short is told apart), source (a
+-- knowledge directory registered by `orbit knowledge import DIR`).
+CREATE TABLE knowledge_events (
+    seq         INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL REFERENCES knowledge_files (id),
+    line        INTEGER NOT NULL,
+    event       TEXT    NOT NULL CHECK (event IN ('hit', 'export', 'source')),
+    path        TEXT    NOT NULL,
+    entry_id    TEXT    NOT NULL DEFAULT '',
+    ts          TEXT    NOT NULL DEFAULT '',
+    day         TEXT    NOT NULL DEFAULT '',
+    before_hash TEXT    NOT NULL DEFAULT '',
+    after_hash  TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX knowledge_events_path ON knowledge_events (event, path, seq);
+CREATE INDEX knowledge_events_hits ON knowledge_events (path, entry_id, seq) WHERE event = 'hit';
+
+-- Full-text index over the entries without a usable regex (and every
+-- patterns.md entry), external content kept in step by the knowledge sync.
+CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+    name, symptom, solution,
+    content = 'knowledge_patterns',
+    content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2',
+    detail = column
 );
 
 -- Full-text index over decision text, external content kept in step by sync.
@@ -294,7 +388,11 @@ CREATE VIRTUAL TABLE decisions_vocab USING fts5vocab(decisions_fts, 'row');
 -- +goose Down
 DROP TABLE decisions_vocab;
 DROP TABLE decisions_fts;
+DROP TABLE knowledge_fts;
+DROP TABLE knowledge_events;
+DROP TABLE knowledge_atoms;
 DROP TABLE knowledge_patterns;
+DROP TABLE knowledge_files;
 DROP TABLE loop_events;
 DROP TABLE loops;
 DROP TABLE findings;

@@ -18,16 +18,27 @@ import (
 func newCmdLoop(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "loop",
-		Short: "Start, stop and inspect the ORBIT loop",
+		Short: "The ORBIT loop, and the loops of every framework in the project",
 		Long: `The ORBIT loop runs one CEO-LOOP iteration per turn; the Stop hook (orbit hook
-stop) re-feeds the agent until the loop is done. These commands write its
-state file, .claude/ceo-loop-state.json, as /forge:ceo-loop does.`,
+stop) re-feeds the agent until the loop is done. start, stop and status write
+and read its state file, .claude/ceo-loop-state.json, as /forge:ceo-loop does.
+
+list, show, stop ID, pause and resume see and control the loops of every
+framework in the project (Citadel, CCW, Cavekit, Conductor and ORBIT), with
+their statuses mapped to Citadel's shared stop vocabulary. templates, plan
+and run are Citadel's loop contract (seed 001): its templates, contract
+records under .planning/loops/, and the bounded foreground runner.`,
 		Example: `  orbit loop start --max-iterations 20 --time-limit 30m
   orbit loop status
-  orbit loop stop`,
+  orbit loop stop
+  orbit loop list
+  orbit loop stop loop-v2-20260122-abc123 --status budget-exhausted --reason "spent"
+  orbit loop run --action "npm run lint -- --fix" --verify "npm run lint" --write`,
 		Args: noArgs,
 	}
-	cmd.AddCommand(newCmdLoopStart(f, nil), newCmdLoopStop(f, nil), newCmdLoopStatus(f, nil))
+	cmd.AddCommand(newCmdLoopStart(f, nil), newCmdLoopStop(f, nil), newCmdLoopStatus(f, nil),
+		newCmdLoopTemplates(f, nil), newCmdLoopPlan(f, nil), newCmdLoopRun(f, nil), newCmdLoopList(f, nil),
+		newCmdLoopShow(f, nil), newCmdLoopPause(f, nil), newCmdLoopResume(f, nil))
 	return cmd
 }
 
@@ -91,7 +102,18 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	}
 	defer unlock()
 	o, st, err := loop.ReadOrbit(path)
-	if err != nil {
+	switch {
+	case err != nil && st == nil && opts.Force:
+		// Not JSON: start afresh, the old bytes saved beside it.
+		var backup string
+		if st, backup, err = loop.RecoverState(path, f.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "orbit: %s was not a state file; saved it as %s and started a fresh one\n", project.StateFile, relTo(ix.Project.Root, backup))
+		o = loop.Orbit{}
+	case err != nil && st == nil:
+		return fmt.Errorf("%w (`orbit loop start --force` saves it aside and starts afresh)", err)
+	case err != nil && !opts.Force:
 		return err
 	}
 	if o.Active && !opts.Force {
@@ -127,32 +149,88 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 }
 
 type loopStopOptions struct {
-	f      *Factory
+	f *Factory
+	// ID names a loop of the unified view; "" is the ORBIT loop.
+	ID string
+	// Reason is the stop word (without ID and --status, as before), or
+	// the free text kept with the stop.
 	Reason string
+	// Status is the stop word given with --status.
+	Status string
+	// Text is the free-text reason ("" when none).
+	Text string
 }
 
 func newCmdLoopStop(f *Factory, runF func(*loopStopOptions) error) *cobra.Command {
 	opts := &loopStopOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "stop",
-		Short: "Stop the ORBIT loop and write the session summary",
-		Long: `Set the loop inactive with a stop reason from the shared vocabulary (default
-stopped), write the session summary into the progress file and print it, and
-free the loop's lock. The next Stop hook lets the session end.`,
+		Use:   "stop [ID]",
+		Short: "Stop the ORBIT loop, or any loop of the project by its id",
+		Long: `Without ID: set the ORBIT loop inactive with a stop reason from the shared
+vocabulary (--reason, default stopped), write the session summary into the
+progress file and print it, and free the loop's lock. The next Stop hook lets
+the session end.
+
+With ID: stop that loop, of any framework, in its own format, atomically
+(temp file and rename) under the file's lock, with --status a word of the
+shared stop vocabulary (default stopped) and --reason free text:
+
+  Citadel    status, stoppedAt, stopReason (and updatedAt) in the record
+  CCW        status failed, failure_reason "<status>: <reason>", completed_at
+             (status completed for done and verifier-passed)
+  Cavekit    teardown: .cavekit/.loop.json removed (the Stop hook then does
+             nothing); a stale .loop.lock removed too
+  Conductor  loop_state COMPLETE / PASSED_WITH_WARNINGS with a warning (seed
+             004's completeWithWarnings), plus stop_reason and stopped_at
+  ORBIT      as without ID ("orbit" is its id)
+
+The stop is recorded in orbit's loop event journal. A loop of another
+framework that has stopped already is left alone (an error says so); the
+ORBIT loop is stopped again, with a note, as it always was.`,
 		Example: `  orbit loop stop
-  orbit loop stop --reason needs-human-review`,
-		Args: noArgs,
+  orbit loop stop --reason needs-human-review
+  orbit loop stop loop-v2-20260122-abc123 --status budget-exhausted --reason "token budget spent"
+  orbit loop stop cavekit
+  orbit loop stop foreground-loop-lint --status unsafe-to-continue --reason "touches prod config"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return flagErrorf("expected at most one loop ID, got %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !loop.IsStopReason(opts.Reason) {
-				return flagErrorf("--reason %q is not allowed (allowed: %v)", opts.Reason, loop.StopReasons)
+			statusSet := cmd.Flags().Changed("status")
+			if statusSet && !loop.IsStopReason(opts.Status) {
+				return flagErrorf("--status %q is not allowed (allowed: %v)", opts.Status, loop.StopReasons)
+			}
+			if len(args) == 1 {
+				opts.ID = args[0]
+			}
+			switch {
+			case opts.ID == "" && !statusSet:
+				// As before: --reason is the stop word.
+				if !loop.IsStopReason(opts.Reason) {
+					return flagErrorf("--reason %q is not allowed (allowed: %v)", opts.Reason, loop.StopReasons)
+				}
+				opts.Status = opts.Reason
+			case cmd.Flags().Changed("reason"):
+				opts.Text = opts.Reason
+			}
+			if opts.Status == "" {
+				opts.Status = "stopped"
 			}
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.ID != "" && opts.ID != loop.OrbitID && opts.ID != loop.ORBIT+":"+loop.OrbitID {
+				return loopControlRun(cmd.Context(), f, opts.ID, loop.EventStop, opts.Status, opts.Text)
+			}
+			// The ORBIT loop, by its id or without one: as it always was.
 			return loopStopRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Reason, "reason", "stopped", "why, in the shared stop vocabulary")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "stopped", "without ID or --status: the stop word; otherwise why, in words")
+	cmd.Flags().StringVar(&opts.Status, "status", "", "the stop word, from the shared stop vocabulary (default stopped)")
 	return cmd
 }
 
@@ -169,8 +247,23 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 	}
 	defer unlock()
 	o, st, err := loop.ReadOrbit(path)
-	if err != nil {
-		return err
+	switch {
+	case err != nil && st == nil:
+		// Not JSON, so nothing to keep field by field: save the bytes
+		// aside and write a stopped state, so that the hook lets the
+		// session end (it cannot go on with a broken state anyway).
+		fmt.Fprintf(f.IO.ErrOut, "orbit: %v\n", err)
+		var backup string
+		if st, backup, err = loop.RecoverState(path, f.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "orbit: saved it as %s; the loop is stopped with a fresh state file\n", relTo(ix.Project.Root, backup))
+		o = loop.Orbit{HasState: true, Active: true}
+	case err != nil:
+		// A field of the wrong type: stopping only sets active,
+		// stop_reason and stopped_at; every other field stays as it is.
+		fmt.Fprintf(f.IO.ErrOut, "orbit: %v (stopping anyway)\n", err)
+		o.Active = true
 	}
 	if !o.HasState {
 		return fmt.Errorf("no ORBIT loop here: %s does not exist (`orbit loop start` starts one)", project.StateFile)
@@ -178,13 +271,36 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 	if !o.Active {
 		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s)\n", o.StopReason, o.StoppedAt)
 	}
-	if err := loop.Stop(st, opts.Reason, f.Now()); err != nil {
+	before, ok := loop.OrbitView(ix.Project.Root, f.Now())
+	if !ok {
+		before = loop.View{Framework: loop.ORBIT, ID: loop.OrbitID, Title: "ORBIT CEO loop", Path: loop.OrbitStateFile, Status: loop.Unknown}
+	}
+	if err := loop.Stop(st, opts.Status, f.Now()); err != nil {
 		return err
 	}
 	if err := st.Write(); err != nil {
 		return err
 	}
 	if err := loop.Release(ctx, ix.Project.Path(hook.LockFile), ""); err != nil {
+		return err
+	}
+	e := loop.EventFor(before, loop.EventStop, f.Now())
+	e.Status, e.From, e.NativeStatus, e.Detail = opts.Status, before.Status, "inactive ("+opts.Status+")", firstNonEmpty(opts.Text, opts.Status)
+	h := &loop.History{Root: ix.Project.Root, Store: ix.Store}
+	if err := h.Append(ctx, e); err != nil {
+		return err
+	}
+	if opts.ID != "" {
+		fmt.Fprintf(f.IO.Out, "%s %s: %s -> %s (%s)\n", loop.ORBIT, loop.OrbitID, before.Status, opts.Status, describeChange(before, loop.EventStop))
+	}
+	return orbitSummary(ctx, f)
+}
+
+// orbitSummary writes the session summary into the progress file and
+// prints it (the end of every ORBIT loop stop).
+func orbitSummary(ctx context.Context, f *Factory) error {
+	ix, err := f.Index(ctx)
+	if err != nil {
 		return err
 	}
 	p, err := hook.WriteSummary(ctx, ix, f.Now())

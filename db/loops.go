@@ -1,0 +1,197 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// LoopRow is what the latest indexed event said about one loop of any
+// framework: the "last seen" state.
+type LoopRow struct {
+	ID            int64           `db:"id"`
+	Framework     string          `db:"framework"`
+	LoopID        string          `db:"loop_id"`
+	Path          string          `db:"path"`
+	Title         string          `db:"title"`
+	Status        string          `db:"status"`
+	NativeStatus  string          `db:"native_status"`
+	Iteration     sql.NullInt64   `db:"iteration"`
+	MaxIterations sql.NullInt64   `db:"max_iterations"`
+	UpdatedAt     string          `db:"updated_at"`
+	BudgetUsed    sql.NullFloat64 `db:"budget_used"`
+	BudgetLimit   sql.NullFloat64 `db:"budget_limit"`
+	LastEvent     int64           `db:"last_event"`
+	Events        int64           `db:"events"`
+	// LastKind is the kind of the latest event (Loops fills it).
+	LastKind string `db:"last_kind"`
+}
+
+// LoopEventRow is one line of the loop event journal, indexed.
+type LoopEventRow struct {
+	Seq          int64  `db:"seq"`
+	LoopRef      int64  `db:"loop_ref"`
+	Line         int64  `db:"line"`
+	EndOffset    int64  `db:"end_offset"`
+	At           string `db:"at"`
+	Kind         string `db:"kind"`
+	Status       string `db:"status"`
+	NativeStatus string `db:"native_status"`
+	Detail       string `db:"detail"`
+	Raw          string `db:"raw"`
+}
+
+// Loops returns every loop the index has seen, by framework and id, with
+// the kind of its latest event.
+func (s *Store) Loops(ctx context.Context) ([]LoopRow, error) {
+	var out []LoopRow
+	err := s.DB.SelectContext(ctx, &out, `SELECT l.id, l.framework, l.loop_id, l.path, l.title, l.status, l.native_status, l.iteration,
+			l.max_iterations, l.updated_at, l.budget_used, l.budget_limit, l.last_event, l.events, coalesce(e.kind, '') AS last_kind
+		FROM loops l LEFT JOIN loop_events e ON e.seq = l.last_event ORDER BY l.framework, l.loop_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read loops: %w", err)
+	}
+	return out, nil
+}
+
+// LoopSeen is what the index last saw of a loop: its status and the kind
+// of its latest event.
+type LoopSeen struct {
+	Framework, LoopID, Status, LastKind string
+}
+
+// LoopsSeen returns the last seen status of every loop (the one query
+// `orbit loop list` makes when nothing changed).
+func (s *Store) LoopsSeen(ctx context.Context) ([]LoopSeen, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT l.framework, l.loop_id, l.status, coalesce(e.kind, '')
+		FROM loops l LEFT JOIN loop_events e ON e.seq = l.last_event`)
+	if err != nil {
+		return nil, fmt.Errorf("read loops: %w", err)
+	}
+	defer rows.Close()
+	var out []LoopSeen
+	for rows.Next() {
+		var l LoopSeen
+		if err := rows.Scan(&l.Framework, &l.LoopID, &l.Status, &l.LastKind); err != nil {
+			return nil, fmt.Errorf("read loops: %w", err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read loops: %w", err)
+	}
+	return out, nil
+}
+
+// LoopEvents returns the indexed events of one loop, oldest first.
+func (s *Store) LoopEvents(ctx context.Context, framework, loopID string) ([]LoopEventRow, error) {
+	var out []LoopEventRow
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.loop_ref, e.line, e.end_offset, e.at, e.kind, e.status, e.native_status, e.detail, e.raw
+		FROM loop_events e JOIN loops l ON l.id = e.loop_ref
+		WHERE l.framework = ? AND l.loop_id = ? ORDER BY e.seq`, framework, loopID)
+	if err != nil {
+		return nil, fmt.Errorf("read events of loop %s %s: %w", framework, loopID, err)
+	}
+	return out, nil
+}
+
+// LoopEventsMark returns where the next sync of the loop event journal
+// starts: the end of the last indexed line, and its line number.
+func (s *Store) LoopEventsMark(ctx context.Context) (offset, line int64, err error) {
+	return loopEventsMark(ctx, s.DB)
+}
+
+// LoopEventsMark is Store.LoopEventsMark inside the transaction.
+func (tx *Tx) LoopEventsMark(ctx context.Context) (offset, line int64, err error) {
+	return loopEventsMark(ctx, tx)
+}
+
+func loopEventsMark(ctx context.Context, q sqlx.QueryerContext) (offset, line int64, err error) {
+	err = q.QueryRowxContext(ctx, `SELECT end_offset, line FROM loop_events ORDER BY end_offset DESC LIMIT 1`).Scan(&offset, &line)
+	if isNoRows(err) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("read loop event sync mark: %w", err)
+	}
+	return offset, line, nil
+}
+
+// ResetLoops forgets every indexed loop and loop event (the journal's past
+// changed: it is indexed again from the start).
+func (tx *Tx) ResetLoops(ctx context.Context) error {
+	for _, q := range []string{`DELETE FROM loop_events`, `DELETE FROM loops`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("reset loop index: %w", err)
+		}
+	}
+	return nil
+}
+
+const upsertLoop = `INSERT INTO loops (framework, loop_id, path, title, status, native_status, iteration, max_iterations, updated_at,
+		budget_used, budget_limit)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (framework, loop_id) DO UPDATE SET
+		path = CASE WHEN excluded.path <> '' THEN excluded.path ELSE path END,
+		title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE title END,
+		status = CASE WHEN excluded.status <> '' THEN excluded.status ELSE status END,
+		native_status = CASE WHEN excluded.status <> '' THEN excluded.native_status ELSE native_status END,
+		iteration = coalesce(excluded.iteration, iteration),
+		max_iterations = coalesce(excluded.max_iterations, max_iterations),
+		updated_at = CASE WHEN excluded.updated_at <> '' THEN excluded.updated_at ELSE updated_at END,
+		budget_used = coalesce(excluded.budget_used, budget_used),
+		budget_limit = coalesce(excluded.budget_limit, budget_limit)
+	RETURNING id`
+
+const insertLoopEvent = `INSERT INTO loop_events (loop_ref, line, end_offset, at, kind, status, native_status, detail, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (end_offset) DO NOTHING`
+
+// InsertLoopEvent indexes one event of the loop l: the loop's row takes what
+// the event says (fields the event leaves empty keep their value), and the
+// event is added. An event whose end_offset is already indexed is skipped.
+func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) error {
+	seen, err := tx.stmt(ctx, `SELECT EXISTS (SELECT 1 FROM loop_events WHERE end_offset = ?)`)
+	if err != nil {
+		return err
+	}
+	var dup bool
+	if err := seen.QueryRowxContext(ctx, e.EndOffset).Scan(&dup); err != nil {
+		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
+	}
+	if dup {
+		return nil
+	}
+	up, err := tx.stmt(ctx, upsertLoop)
+	if err != nil {
+		return err
+	}
+	if err := up.QueryRowxContext(ctx, l.Framework, l.LoopID, l.Path, l.Title, l.Status, l.NativeStatus, l.Iteration, l.MaxIterations,
+		l.UpdatedAt, l.BudgetUsed, l.BudgetLimit).Scan(&l.ID); err != nil {
+		return fmt.Errorf("index loop %s %s: %w", l.Framework, l.LoopID, err)
+	}
+	ins, err := tx.stmt(ctx, insertLoopEvent)
+	if err != nil {
+		return err
+	}
+	e.LoopRef = l.ID
+	res, err := ins.ExecContext(ctx, e.LoopRef, e.Line, e.EndOffset, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
+	if err != nil {
+		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	if e.Seq, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	up2, err := tx.stmt(ctx, `UPDATE loops SET last_event = ?, events = events + 1 WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	if _, err := up2.ExecContext(ctx, e.Seq, l.ID); err != nil {
+		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
+	}
+	return nil
+}

@@ -1,0 +1,333 @@
+package knowledge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/orbit-loop/orbit/journal"
+)
+
+// DecisionTypes are the types of seed 004's autonomous_decisions.
+var DecisionTypes = []string{"ambiguity_resolved", "blocker_skipped", "board_decided", "fix_limit_reached", "completed_with_warnings"}
+
+// typeMapping is what a conductor decision type becomes in seed 000's
+// vocabulary: its category, its depth, and its tier unless the decision's
+// own text says otherwise.
+type typeMapping struct {
+	category, depth, tier string
+}
+
+// typeMap maps conductor's decision types (see the README, "Knowledge
+// patterns").
+var typeMap = map[string]typeMapping{
+	// Resolving an ambiguity of the spec decides what is in scope.
+	"ambiguity_resolved": {"scope", "light", "quick_review"},
+	// Skipping blocked tasks narrows the track.
+	"blocker_skipped": {"scope", "medium", "quick_review"},
+	// HIGH_IMPACT decisions go to the Board of Directors.
+	"board_decided": {"architecture", "heavy", "deep_think"},
+	// Completing with unresolved issues after five fix cycles overrides
+	// the quality gate.
+	"fix_limit_reached":       {"quality", "heavy", "deep_think"},
+	"completed_with_warnings": {"quality", "medium", "quick_review"},
+}
+
+var (
+	escalateRE = regexp.MustCompile(`(?i)\b(escalat\w*|ask(ed|ing)? the user|human[- ]in[- ]the[- ]loop|waiting for (the )?user|user approval|paused? for)\b`)
+	deepRE     = regexp.MustCompile(`(?i)\b(board( of directors)?|deliberat\w*|cto|ceo|cmo)\b`)
+	rejectRE   = regexp.MustCompile(`(?i)\breject(ed|s)?\b`)
+)
+
+// mapTier reads the tier from the decision's text: escalated to a human,
+// deliberated by the board, else the type's default.
+func mapTier(text, dflt string) string {
+	switch {
+	case escalateRE.MatchString(text):
+		return "escalate"
+	case deepRE.MatchString(text):
+		return "deep_think"
+	}
+	return dflt
+}
+
+// mapDecision reads the verdict: REJECTED when the text says rejected,
+// NEEDS_REVIEW when it was escalated, else APPROVED (the loop went ahead).
+func mapDecision(text, tier string) string {
+	switch {
+	case rejectRE.MatchString(text):
+		return "REJECTED"
+	case tier == "escalate":
+		return "NEEDS_REVIEW"
+	}
+	return "APPROVED"
+}
+
+// conductorDecision is a decision line imported from a track: seed 000's
+// fields, then the track and type it came from.
+type conductorDecision struct {
+	journal.Decision
+	SourceTrack string `json:"source_track"`
+	SourceType  string `json:"source_type"`
+}
+
+// TrackReport is what the decision import did with one metadata.json.
+type TrackReport struct {
+	Path      string `json:"path"`
+	Track     string `json:"track"`
+	Decisions int    `json:"decisions"`
+	Appended  int    `json:"appended"`
+	Skipped   int    `json:"skipped"`
+	Conflicts int    `json:"conflicts"`
+	Rejected  int    `json:"rejected"`
+}
+
+// DecisionReport is what the decision import did.
+type DecisionReport struct {
+	Tracks   []*TrackReport `json:"tracks"`
+	Problems []Problem      `json:"problems"`
+	// Sync is what the sync of the appended lines found in the journal.
+	Sync journal.SyncReport `json:"-"`
+}
+
+// Failed reports whether any decision was rejected or conflicted.
+func (r DecisionReport) Failed() bool {
+	for _, t := range r.Tracks {
+		if t.Rejected > 0 || t.Conflicts > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// candidateDecision is a mapped decision waiting for its id check.
+type candidateDecision struct {
+	track *TrackReport
+	line  int
+	id    string
+	text  []byte
+}
+
+// ImportDecisions appends the autonomous_decisions of every
+// tracksDir/*/metadata.json to the decision journal as seed-format decision
+// lines (ids conductor-<track>-<n>, n the decision's position in its
+// array), under the journal's lock, and syncs them. A decision whose id is
+// already in the journal with the same content is skipped; with other
+// content, it is a conflict and is not appended. tracksDir is as stored:
+// relative to the project root, or absolute; a missing one holds nothing.
+func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksDir string, dryRun bool) (DecisionReport, error) {
+	rep := DecisionReport{Tracks: []*TrackReport{}, Problems: []Problem{}}
+	paths, err := filepath.Glob(filepath.Join(globEscape(k.Abs(tracksDir)), "*", "metadata.json"))
+	if err != nil {
+		return rep, fmt.Errorf("knowledge: tracks %s: %w", tracksDir, err)
+	}
+	slices.Sort(paths)
+	var cands []candidateDecision
+	for _, p := range paths {
+		tr, cs, probs := k.readTrack(p)
+		rep.Tracks = append(rep.Tracks, tr)
+		rep.Problems = append(rep.Problems, probs...)
+		cands = append(cands, cs...)
+	}
+	if len(cands) == 0 {
+		return rep, nil
+	}
+	jpath := decisionsFile(jix)
+	var app *journal.Appender
+	if !dryRun {
+		if app, err = journal.OpenAppender(jix.Project.Path(jpath)); err != nil {
+			return rep, err
+		}
+		defer app.Close()
+	}
+	if rep.Sync, err = jix.Sync(ctx, journal.SyncOptions{}); err != nil {
+		return rep, err
+	}
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	present, err := jix.Store.DecisionsByID(ctx, ids)
+	if err != nil {
+		return rep, err
+	}
+	var buf bytes.Buffer
+	batch := map[string]candidateDecision{}
+	for _, c := range cands {
+		if prev, ok := batch[c.id]; ok {
+			// Two metadata files with the same track_id.
+			if sameJSON(prev.text, c.text) {
+				c.track.Skipped++
+				continue
+			}
+			c.track.Conflicts++
+			rep.Problems = append(rep.Problems, Problem{File: c.track.Path, Line: c.line, LineEnd: c.line, Severity: SevError, Code: journal.CodeConflict, RecordID: c.id,
+				Message: fmt.Sprintf("decision %q is also in %s:%d with different content (two tracks with the same track_id?); not imported", c.id, prev.track.Path, prev.line)})
+			continue
+		}
+		batch[c.id] = c
+		if r, ok := present[c.id]; ok {
+			if sameJSON([]byte(r.Raw), c.text) {
+				c.track.Skipped++
+				continue
+			}
+			c.track.Conflicts++
+			rep.Problems = append(rep.Problems, Problem{File: c.track.Path, Line: c.line, LineEnd: c.line, Severity: SevError, Code: journal.CodeConflict, RecordID: c.id,
+				Message: fmt.Sprintf("decision %q is already in the journal (%s:%d) with different content; not imported", c.id, jpath, r.Line)})
+			continue
+		}
+		c.track.Appended++
+		buf.Write(c.text)
+	}
+	if dryRun || buf.Len() == 0 {
+		return rep, nil
+	}
+	if err := app.Append(buf.Bytes()); err != nil {
+		return rep, err
+	}
+	s, err := jix.Sync(ctx, journal.SyncOptions{})
+	rep.Sync.Decisions += s.Decisions
+	rep.Sync.Events += s.Events
+	rep.Sync.Problems = append(rep.Sync.Problems, s.Problems...)
+	rep.Sync.Torn = append(rep.Sync.Torn, s.Torn...)
+	rep.Sync.Rewritten = append(rep.Sync.Rewritten, s.Rewritten...)
+	rep.Sync.Recovered = append(rep.Sync.Recovered, s.Recovered...)
+	return rep, err
+}
+
+// decisionsFile returns the decision journal's path in the index's files.
+func decisionsFile(jix *journal.Index) string {
+	for _, f := range jix.Files {
+		if f.Kind == journal.KindDecisions {
+			return f.Path
+		}
+	}
+	return journal.DefaultFiles[0].Path
+}
+
+// globEscape quotes the glob metacharacters of a path.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// readTrack maps the autonomous decisions of one metadata.json.
+func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Problem) {
+	rel := k.Rel(abs)
+	tr := &TrackReport{Path: rel, Track: filepath.Base(filepath.Dir(abs))}
+	var probs []Problem
+	bad := func(line int, id, format string, args ...any) {
+		tr.Rejected++
+		probs = append(probs, Problem{File: rel, Line: line, LineEnd: line, Severity: SevError, Code: journal.CodeEnum, RecordID: id,
+			Message: fmt.Sprintf(format, args...) + "; not imported"})
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		probs = append(probs, Problem{File: rel, Line: 1, LineEnd: 1, Severity: SevError, Code: "unreadable", Message: err.Error()})
+		tr.Rejected++
+		return tr, nil, probs
+	}
+	lines := newLineIndex(data)
+	root, err := parseJSON(data)
+	if err != nil {
+		je := err.(*jsonError)
+		l := lines.line(je.Offset)
+		probs = append(probs, Problem{File: rel, Line: l, LineEnd: l, Severity: SevError, Code: journal.CodeJSON,
+			Message: fmt.Sprintf("column %d: not valid JSON: %s; its decisions are not imported", lines.col(je.Offset), je.Msg)})
+		tr.Rejected++
+		return tr, nil, probs
+	}
+	if root.kind != '{' {
+		bad(1, "", "metadata.json is %s, not an object", kindName(root))
+		return tr, nil, probs
+	}
+	if t := strings.TrimSpace(root.get("track_id").str(data)); t != "" {
+		tr.Track = t
+	}
+	var items []*node
+	for _, arr := range []*node{root.get("autonomous_decisions"), root.get("loop_state").get("autonomous_decisions")} {
+		switch {
+		case arr == nil || arr.kind == 'n':
+		case arr.kind != '[':
+			bad(lines.line(arr.start), "", "autonomous_decisions is %s, not an array", kindName(arr))
+		default:
+			items = append(items, arr.elems...)
+		}
+	}
+	var out []candidateDecision
+	for i, it := range items {
+		line := lines.line(it.start)
+		id := "conductor-" + tr.Track + "-" + strconv.Itoa(i+1)
+		tr.Decisions++
+		if it.kind != '{' {
+			bad(line, id, "autonomous decision %d is %s, not an object", i+1, kindName(it))
+			continue
+		}
+		typ := strings.TrimSpace(text(data, it.get("type")))
+		m, ok := typeMap[typ]
+		if !ok {
+			bad(line, id, "type %q is not a conductor decision type (allowed: %s)", typ, strings.Join(DecisionTypes, ", "))
+			continue
+		}
+		decided := strings.TrimSpace(text(data, it.get("decision")))
+		ctxText := strings.TrimSpace(text(data, it.get("context")))
+		reasoning := strings.TrimSpace(text(data, it.get("reasoning")))
+		input := decided
+		if input == "" {
+			input = ctxText
+		}
+		if input == "" {
+			bad(line, id, "autonomous decision %d has neither a decision nor a context", i+1)
+			continue
+		}
+		tier := mapTier(decided, m.tier)
+		d := conductorDecision{
+			Decision: journal.Decision{
+				ID: id, Iteration: 0, TS: strings.TrimSpace(text(data, it.get("timestamp"))),
+				Tier: tier, Depth: m.depth, Category: m.category, Input: input,
+				Decision: mapDecision(decided, tier), Reason: reasoning, Verification: journal.OutcomePending,
+				Retrograde: journal.Retrograde{Outcome: journal.OutcomeNA}, Requestor: "conductor", Context: ctxText,
+			},
+			SourceTrack: tr.Track,
+			SourceType:  typ,
+		}
+		line2, err := journal.Marshal(&d)
+		if err != nil {
+			bad(line, id, "%v", err)
+			continue
+		}
+		if _, _, rejected := journal.ParseDecision(bytes.TrimSuffix(line2, []byte("\n"))); rejected != nil {
+			bad(line, id, "the mapped decision is not a valid journal record")
+			continue
+		}
+		out = append(out, candidateDecision{track: tr, line: line, id: id, text: line2})
+	}
+	return tr, out, probs
+}
+
+// sameJSON reports whether two texts hold the same JSON value, whatever
+// their spacing or field order.
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b)) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

@@ -1,0 +1,169 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrNoControl reports a control the loop's framework does not have (pause
+// and resume exist in CCW and Citadel only).
+var ErrNoControl = errors.New("not supported by the framework")
+
+// ErrAlreadyStopped reports a stop of a loop that has stopped.
+var ErrAlreadyStopped = errors.New("nothing to stop")
+
+// Control stops, pauses and resumes loops in their own formats, each write
+// atomic (temp file and rename) under the file's lock, and records each
+// change in the loop event journal.
+type Control struct {
+	Root    string
+	History *History
+	Now     func() time.Time
+}
+
+// Stop stops v with status (a shared stop word) and reason:
+//
+//   - Citadel record: status, stoppedAt, stopReason, updatedAt (Citadel's stopLoop);
+//     the daemon: status, stoppedAt, stopReason.
+//   - CCW: status failed with failure_reason "<status>: <reason>" (completed for
+//     done and verifier-passed), completed_at, updated_at.
+//   - Cavekit: teardown, .cavekit/.loop.json removed (with a stale lock).
+//   - Conductor: loop_state COMPLETE / PASSED_WITH_WARNINGS with a warning
+//     (seed 004's completeWithWarnings), plus stop_reason and stopped_at.
+//   - ORBIT: active false, stop_reason, stopped_at; the session lock freed.
+func (c *Control) Stop(ctx context.Context, v View, status, reason string) (Event, error) {
+	if !IsStopReason(status) {
+		return Event{}, fmt.Errorf("stop status %q is not in the shared stop vocabulary (allowed: %s)", status, strings.Join(StopReasons, ", "))
+	}
+	now := c.Now()
+	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
+	if IsStopped(v.Status) {
+		return Event{}, fmt.Errorf("%s %s has already stopped (%s): %w", v.Framework, v.ID, v.Status, ErrAlreadyStopped)
+	}
+	var from string
+	var data json.RawMessage
+	var err error
+	switch {
+	case v.Framework == Citadel && v.Type == "daemon":
+		from, err = stopCitadel(ctx, path, status, reason, now, true)
+	case v.Framework == Citadel:
+		from, err = stopCitadel(ctx, path, status, reason, now, false)
+	case v.Framework == CCW:
+		from, err = stopCCW(ctx, path, status, reason, now)
+	case v.Framework == Cavekit:
+		from = "active"
+		data, err = teardownCavekit(ctx, c.Root, now)
+	case v.Framework == Conductor:
+		from, err = stopConductor(ctx, path, status, reason, now)
+	case v.Framework == ORBIT:
+		from, err = StopOrbit(ctx, c.Root, status, now)
+	default:
+		err = fmt.Errorf("stop %s loops: %w", v.Framework, ErrNoControl)
+	}
+	if err != nil {
+		return Event{}, c.relErr(err)
+	}
+	e := EventFor(v, EventStop, now)
+	e.Status, e.From, e.NativeStatus = status, v.Status, stoppedNative(v, status)
+	e.Detail = firstOf(reason, status)
+	if from != "" && from != v.NativeStatus {
+		e.Detail += " (the file said " + from + " when stopped)"
+	}
+	e.Data = data
+	return e, c.record(ctx, e)
+}
+
+// stoppedNative is the framework's own status after a stop.
+func stoppedNative(v View, status string) string {
+	switch v.Framework {
+	case CCW:
+		if status == "done" || status == "verifier-passed" {
+			return "completed"
+		}
+		return "failed"
+	case Cavekit:
+		return "inactive"
+	case Conductor:
+		return "COMPLETE/PASSED_WITH_WARNINGS"
+	case ORBIT:
+		return "inactive (" + status + ")"
+	default:
+		return status
+	}
+}
+
+// relErr names files relative to the project root in err's message.
+func (c *Control) relErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return pathError{err: err, msg: strings.ReplaceAll(err.Error(), c.Root+string(filepath.Separator), "")}
+}
+
+type pathError struct {
+	err error
+	msg string
+}
+
+func (e pathError) Error() string { return e.msg }
+func (e pathError) Unwrap() error { return e.err }
+
+// Pause pauses a CCW loop (running -> paused) or a Citadel record
+// (planned, running or waiting -> paused).
+func (c *Control) Pause(ctx context.Context, v View, reason string) (Event, error) {
+	return c.setStatus(ctx, v, EventPause, "paused", reason)
+}
+
+// Resume resumes a paused CCW loop or a paused (or needs-human-review)
+// Citadel record: running again.
+func (c *Control) Resume(ctx context.Context, v View, reason string) (Event, error) {
+	return c.setStatus(ctx, v, EventResume, "running", reason)
+}
+
+func (c *Control) setStatus(ctx context.Context, v View, kind, status, reason string) (Event, error) {
+	now := c.Now()
+	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
+	var from string
+	var err error
+	switch {
+	case v.Framework == Citadel && v.Type != "daemon":
+		allowed := []string{"planned", "running", "waiting"}
+		if kind == EventResume {
+			allowed = []string{"paused", "needs-human-review"}
+		}
+		from, err = setCitadelStatus(ctx, path, status, allowed, now)
+	case v.Framework == CCW:
+		need, want := "running", "paused"
+		if kind == EventResume {
+			need, want = "paused", "running"
+		}
+		from, err = setCCWStatus(ctx, path, want, need, now)
+	default:
+		return Event{}, fmt.Errorf("%s %s: %s: %w (it has no paused state; pause and resume exist for CCW loops and Citadel records)",
+			v.Framework, v.ID, kind, ErrNoControl)
+	}
+	if err != nil {
+		return Event{}, c.relErr(err)
+	}
+	e := EventFor(v, kind, now)
+	e.Status, e.NativeStatus, e.From, e.Detail = status, status, v.Status, reason
+	if from != "" && from != v.NativeStatus {
+		e.Detail = strings.TrimSpace(e.Detail + " (the file said " + from + ")")
+	}
+	return e, c.record(ctx, e)
+}
+
+func (c *Control) record(ctx context.Context, e Event) error {
+	if c.History == nil {
+		return nil
+	}
+	if err := c.History.Append(ctx, e); err != nil {
+		return fmt.Errorf("the loop was changed, but recording the event failed: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
+)
+
+// EventsFile is orbit's loop event journal, relative to the project root:
+// append-only, one JSON event a line. It is the authoritative history of
+// every loop orbit has seen or touched; the index's loops and loop_events
+// tables are derived from it.
+const EventsFile = ".claude/orbit-loop-events.jsonl"
+
+// Event kinds.
+const (
+	EventSeen    = "seen"    // orbit read the loop for the first time
+	EventStatus  = "status"  // orbit read the loop in another status than last seen
+	EventPlan    = "plan"    // orbit loop plan --write
+	EventRun     = "run"     // orbit loop run started
+	EventAttempt = "attempt" // one action or verifier run of an attempt
+	EventStop    = "stop"
+	EventPause   = "pause"
+	EventResume  = "resume"
+)
+
+// Event is one line of the loop event journal. The loop's fields (title,
+// counters, budget) are a snapshot of what orbit saw when it recorded it.
+type Event struct {
+	TS            string          `json:"ts"`
+	Framework     string          `json:"framework"`
+	Loop          string          `json:"loop"`
+	Kind          string          `json:"event"`
+	Status        string          `json:"status,omitempty"`
+	NativeStatus  string          `json:"native_status,omitempty"`
+	From          string          `json:"from,omitempty"`
+	Detail        string          `json:"detail,omitempty"`
+	Path          string          `json:"path,omitempty"`
+	Title         string          `json:"title,omitempty"`
+	Iteration     *int64          `json:"iteration,omitempty"`
+	MaxIterations *int64          `json:"max_iterations,omitempty"`
+	UpdatedAt     string          `json:"updated_at,omitempty"`
+	BudgetUsed    *float64        `json:"budget_used,omitempty"`
+	BudgetLimit   *float64        `json:"budget_limit,omitempty"`
+	Data          json.RawMessage `json:"data,omitempty"`
+}
+
+// EventFor is an event about the loop v, with v's snapshot.
+func EventFor(v View, kind string, now time.Time) Event {
+	return Event{TS: ISOTime(now), Framework: v.Framework, Loop: v.ID, Kind: kind,
+		Status: v.Status, NativeStatus: v.NativeStatus, Path: v.Path, Title: v.Title,
+		Iteration: v.Iteration, MaxIterations: v.MaxIterations, UpdatedAt: v.UpdatedAt,
+		BudgetUsed: v.BudgetUsed, BudgetLimit: v.BudgetLimit}
+}
+
+// HistoryEvent is an indexed event, as `orbit loop show` lists it.
+type HistoryEvent struct {
+	Line   int64  `json:"line"`
+	At     string `json:"at"`
+	Kind   string `json:"event"`
+	Status string `json:"status"`
+	From   string `json:"from,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// History is the loop event journal of a project and its index.
+type History struct {
+	Root  string
+	Store *db.Store
+}
+
+// Path is the journal's path.
+func (h *History) Path() string { return filepath.Join(h.Root, EventsFile) }
+
+// Append appends events to the journal (under its flock, in one write,
+// fsynced) and indexes them.
+func (h *History) Append(ctx context.Context, evs ...Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	a, err := journal.OpenAppender(h.Path())
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := h.append(a, evs); err != nil {
+		return err
+	}
+	_, err = h.Sync(ctx)
+	return err
+}
+
+func (h *History) append(a *journal.Appender, evs []Event) error {
+	var buf bytes.Buffer
+	for _, e := range evs {
+		if e.TS == "" || e.Framework == "" || e.Loop == "" || e.Kind == "" {
+			return fmt.Errorf("record loop event %+v: ts, framework, loop and event are required", e)
+		}
+		raw, err := marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode loop event: %w", err)
+		}
+		buf.Write(raw)
+		buf.WriteByte('\n')
+	}
+	return a.Append(buf.Bytes())
+}
+
+// Sync indexes the journal's lines past the index's mark. A line that is
+// not an event is reported (file:line) and left in the file. A journal
+// whose past changed (shorter than the mark, or no line end at it) is
+// indexed again from the start.
+func (h *History) Sync(ctx context.Context) ([]Problem, error) {
+	path := h.Path()
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	mark, _, err := h.Store.LoopEventsMark(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mark == fi.Size() {
+		return nil, nil
+	}
+	var probs []Problem
+	err = h.Store.InTx(ctx, func(tx *db.Tx) error {
+		probs = nil
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		mark, line, err := tx.LoopEventsMark(ctx)
+		if err != nil {
+			return err
+		}
+		if rewritten(f, mark) {
+			if err := tx.ResetLoops(ctx); err != nil {
+				return err
+			}
+			mark, line = 0, 0
+		}
+		if _, err := f.Seek(mark, io.SeekStart); err != nil {
+			return err
+		}
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		off := mark
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break // a write in progress: wait for its newline
+			}
+			raw := data[:i]
+			data = data[i+1:]
+			off += int64(i + 1)
+			line++
+			if len(bytes.TrimSpace(raw)) == 0 {
+				continue
+			}
+			l, e, err := parseEvent(raw)
+			if err != nil {
+				probs = append(probs, Problem{Path: EventsFile, Err: fmt.Sprintf("%s:%d: %v; line kept in the file, not indexed", EventsFile, line, err)})
+				continue
+			}
+			e.Line, e.EndOffset = line, off
+			if err := tx.InsertLoopEvent(ctx, l, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return probs, err
+}
+
+// rewritten reports whether the journal no longer holds what was indexed
+// up to mark: it is shorter, or the byte before mark is not a line end.
+func rewritten(f *os.File, mark int64) bool {
+	if mark == 0 {
+		return false
+	}
+	var b [1]byte
+	n, err := f.ReadAt(b[:], mark-1)
+	return n != 1 || err != nil && !errors.Is(err, io.EOF) || b[0] != '\n'
+}
+
+func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
+	var e Event
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, nil, fmt.Errorf("invalid loop event: %v", err)
+	}
+	switch {
+	case e.Framework == "" || e.Loop == "" || e.Kind == "":
+		return nil, nil, fmt.Errorf("invalid loop event: framework, loop and event are required")
+	case e.TS == "":
+		return nil, nil, fmt.Errorf("invalid loop event: ts is required")
+	}
+	l := &db.LoopRow{Framework: e.Framework, LoopID: e.Loop, Path: e.Path, Title: e.Title, Status: e.Status,
+		NativeStatus: e.NativeStatus, UpdatedAt: e.UpdatedAt}
+	if e.Iteration != nil {
+		l.Iteration = sql.NullInt64{Int64: *e.Iteration, Valid: true}
+	}
+	if e.MaxIterations != nil {
+		l.MaxIterations = sql.NullInt64{Int64: *e.MaxIterations, Valid: true}
+	}
+	if e.BudgetUsed != nil {
+		l.BudgetUsed = sql.NullFloat64{Float64: *e.BudgetUsed, Valid: true}
+	}
+	if e.BudgetLimit != nil {
+		l.BudgetLimit = sql.NullFloat64{Float64: *e.BudgetLimit, Valid: true}
+	}
+	return l, &db.LoopEventRow{At: e.TS, Kind: e.Kind, Status: e.Status, NativeStatus: e.NativeStatus, Detail: e.Detail, Raw: string(raw)}, nil
+}
+
+// Observe compares what the scan found with what the index last saw of
+// each loop, and records, in one append, a seen event for each new loop
+// and a status event for each loop whose status changed. A loop whose
+// status is derived (a torn-down Cavekit loop) takes the status of a stop
+// orbit recorded for it. Views are updated in place; the events recorded
+// are returned. Journal problems are returned, not failed on.
+func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]Event, []Problem, error) {
+	a, err := journal.OpenAppender(h.Path())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.Close()
+	probs, err := h.Sync(ctx)
+	if err != nil {
+		return nil, probs, err
+	}
+	rows, err := h.Store.LoopsSeen(ctx)
+	if err != nil {
+		return nil, probs, err
+	}
+	seen := make(map[string]db.LoopSeen, len(rows))
+	for _, r := range rows {
+		seen[r.Framework+":"+r.LoopID] = r
+	}
+	var evs []Event
+	for i := range views {
+		v := &views[i]
+		r, ok := seen[v.Key()]
+		if ok && v.derived && r.LastKind == EventStop && IsStopped(r.Status) {
+			v.Status = r.Status
+		}
+		switch {
+		case !ok:
+			e := EventFor(*v, EventSeen, now)
+			e.Detail = "first seen: " + firstOf(v.NativeStatus, "no status")
+			evs = append(evs, e)
+		case r.Status != v.Status:
+			e := EventFor(*v, EventStatus, now)
+			e.From = r.Status
+			e.Detail = fmt.Sprintf("%s -> %s (%s)", r.Status, v.Status, firstOf(v.NativeStatus, "no status"))
+			evs = append(evs, e)
+		}
+	}
+	if len(evs) == 0 {
+		return nil, probs, nil
+	}
+	if err := h.append(a, evs); err != nil {
+		return nil, probs, err
+	}
+	more, err := h.Sync(ctx)
+	return evs, append(probs, more...), err
+}
+
+// Of returns the indexed history of one loop, oldest first.
+func (h *History) Of(ctx context.Context, framework, id string) ([]HistoryEvent, error) {
+	rows, err := h.Store.LoopEvents(ctx, framework, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEvent, 0, len(rows))
+	for _, r := range rows {
+		he := HistoryEvent{Line: r.Line, At: r.At, Kind: r.Kind, Status: r.Status, Detail: r.Detail}
+		var e Event
+		if json.Unmarshal([]byte(r.Raw), &e) == nil {
+			he.From = e.From
+		}
+		out = append(out, he)
+	}
+	return out, nil
+}

@@ -1,0 +1,688 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/orbit-loop/orbit/journal"
+)
+
+// RunnerStopConditions are the stop conditions of a foreground loop orbit
+// runs: Citadel's defaults plus the two ends orbit's runner can also reach
+// (a verifier that cannot run, an operator's stop).
+var RunnerStopConditions = append(slices.Clone(DefaultStopConditions), "verifier-failed", "stopped")
+
+// StopMeanings are seed 001's meanings of the shared stop words.
+var StopMeanings = map[string]string{
+	"done":               "Work completed by the loop's declared standard.",
+	"verifier-passed":    "The verifier passed and the loop stopped successfully.",
+	"verifier-failed":    "The verifier failed and no autonomous repair should continue.",
+	"blocked":            "The loop cannot make safe progress without new information.",
+	"budget-exhausted":   "The spend, time, session, or attempt budget was reached.",
+	"attempt-limit":      "The retry ceiling was reached.",
+	"needs-human-review": "A human decision is required before more work.",
+	"unsafe-to-continue": "The loop stopped before taking a risky action.",
+	"no-active-work":     "There is no campaign, PR, queue item, or task left to process.",
+	"stopped":            "The user or operator explicitly stopped the loop.",
+}
+
+// RunOptions configure a foreground loop (seed 001's loop runner): run the
+// action, then the verifier, until the verifier passes or attempts run out.
+type RunOptions struct {
+	// Action runs first in each attempt ("" runs the verifier alone).
+	Action string
+	// Verify decides: exit 0 passes.
+	Verify      string
+	MaxAttempts int
+	Backoff     time.Duration
+	// Write keeps the contract record under .planning/loops/ and the review
+	// artifact, and records the events.
+	Write bool
+	// Loop runs an existing record (planned from a template, say): its
+	// trigger command and verifier command are the defaults.
+	Loop string
+	// Artifact is the review artifact's path relative to the root (default
+	// .planning/loops/{id}.md, or the record's reviewArtifact).
+	Artifact string
+	// Output receives the commands' output as they run (nil: discarded).
+	Output io.Writer
+	// Progress receives one line per step.
+	Progress io.Writer
+	// TailLines bounds the output kept as evidence (default 20 lines).
+	TailLines int
+	// Poll is how often a running loop looks for a stop or pause written to
+	// its record by another process (default 200ms).
+	Poll time.Duration
+}
+
+// RunResult is how a foreground loop ended.
+type RunResult struct {
+	ID             string `json:"id"`
+	Path           string `json:"path,omitempty"`
+	Status         string `json:"status"`
+	StopReason     string `json:"stop_reason"`
+	Attempts       int    `json:"attempts"`
+	MaxAttempts    int    `json:"max_attempts"`
+	Runs           []Run  `json:"runs"`
+	ReviewArtifact string `json:"review_artifact,omitempty"`
+	// External is true when another process stopped the loop.
+	External bool `json:"external"`
+}
+
+// Runner runs foreground loops in a project.
+type Runner struct {
+	Root    string
+	History *History
+	Now     func() time.Time
+}
+
+type runState struct {
+	r        *Runner
+	opts     RunOptions
+	c        Contract
+	path     string
+	res      RunResult
+	progress io.Writer
+}
+
+// Run runs the loop until the verifier passes (verifier-passed), attempts
+// run out (attempt-limit), the action fails (blocked), the verifier cannot
+// run (verifier-failed), ctx is cancelled (stopped: Ctrl-C), or another
+// process stops it through its record. With Write, every run is appended to
+// the record as it ends (re-read under its lock, so a concurrent stop is
+// never lost) and recorded as an event, and the review artifact is written
+// at the end.
+func (r *Runner) Run(ctx context.Context, opts RunOptions) (RunResult, error) {
+	s := &runState{r: r, opts: opts, progress: opts.Progress}
+	if s.progress == nil {
+		s.progress = io.Discard
+	}
+	if s.opts.TailLines <= 0 {
+		s.opts.TailLines = 20
+	}
+	if s.opts.Poll <= 0 {
+		s.opts.Poll = 200 * time.Millisecond
+	}
+	if err := s.prepare(ctx); err != nil {
+		return RunResult{}, err
+	}
+	bg := context.WithoutCancel(ctx)
+	status, reason, err := s.loop(ctx)
+	if err != nil {
+		return s.res, err
+	}
+	return s.res, s.finish(bg, status, reason)
+}
+
+// prepare builds or reads the contract and, with Write, records the start.
+func (s *runState) prepare(ctx context.Context) error {
+	now := s.r.Now()
+	if s.opts.Loop != "" {
+		s.opts.Write = true
+		if err := s.adopt(ctx, now); err != nil {
+			return err
+		}
+	} else {
+		if s.opts.Verify == "" {
+			return fmt.Errorf("a foreground loop needs a verifier command")
+		}
+		maxA := max(s.opts.MaxAttempts, 1)
+		c := NewContract(ContractOptions{Type: "foreground-loop", Title: firstOf(s.opts.Action, s.opts.Verify),
+			Command: s.opts.Action, VerifierCommand: s.opts.Verify, MaxAttempts: maxA,
+			Backoff: durationText(s.opts.Backoff), StopConditions: RunnerStopConditions, Status: "running"}, now)
+		if s.opts.Write {
+			art := firstOf(s.opts.Artifact, LoopsDir+"/"+c.ID+".md")
+			c.ReviewArtifact = &art
+		}
+		s.c = c
+		if s.opts.Write {
+			path, err := CreateContract(ctx, s.r.Root, c)
+			if err != nil {
+				return err
+			}
+			s.path = path
+		}
+	}
+	s.res = RunResult{ID: s.c.ID, Status: "running", MaxAttempts: s.c.Budget.MaxAttempts, Runs: []Run{}}
+	if s.c.ReviewArtifact != nil {
+		s.res.ReviewArtifact = *s.c.ReviewArtifact
+	}
+	if s.opts.Write {
+		s.res.Path = rel(s.r.Root, s.path)
+		e := EventFor(s.view(0), EventRun, now)
+		e.Detail = fmt.Sprintf("action %s; verifier %s; at most %d attempts", orNone(s.opts.Action), s.opts.Verify, s.c.Budget.MaxAttempts)
+		if err := s.record(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adopt runs an existing record: its commands are the defaults, it must
+// not have stopped, and it becomes running.
+func (s *runState) adopt(ctx context.Context, now time.Time) error {
+	if err := checkID(s.opts.Loop); err != nil {
+		return err
+	}
+	s.path = RecordPath(s.r.Root, s.opts.Loop)
+	return editJSON(ctx, s.path, func(st *State) error {
+		status, err := citadelStatus(st)
+		if err != nil {
+			return err
+		}
+		if IsStopped(status) || status == "running" {
+			return fmt.Errorf("%s is %s: only a planned, waiting or paused loop can be run", rel(s.r.Root, s.path), status)
+		}
+		var c Contract
+		if err := json.Unmarshal(st.Bytes(), &c); err != nil {
+			return fmt.Errorf("%s: not a loop contract: %v", rel(s.r.Root, s.path), err)
+		}
+		if s.opts.Action == "" && c.Trigger.Command != nil {
+			s.opts.Action = *c.Trigger.Command
+		}
+		if s.opts.Verify == "" && c.Verifier.Command != nil {
+			s.opts.Verify = *c.Verifier.Command
+		}
+		if s.opts.Verify == "" {
+			return fmt.Errorf("%s has no verifier command (profile %s is not a command): pass --verify", rel(s.r.Root, s.path), deref(c.Verifier.Profile))
+		}
+		if s.opts.MaxAttempts > 0 {
+			c.Budget.MaxAttempts = s.opts.MaxAttempts
+		}
+		c.Budget.MaxAttempts = max(c.Budget.MaxAttempts, 1)
+		art := firstOf(s.opts.Artifact, deref(c.ReviewArtifact), LoopsDir+"/"+c.ID+".md")
+		c.ReviewArtifact = &art
+		s.c = c
+		for _, kv := range []struct {
+			k string
+			v any
+		}{{"status", "running"}, {"reviewArtifact", art}, {"updatedAt", ISOTime(now)}} {
+			if err := setJSON(st, kv.k, kv.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func orNone(s string) string { return firstOf(s, "(none)") }
+
+func durationText(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// loop runs the attempts and returns the final status and why.
+func (s *runState) loop(ctx context.Context) (status, reason string, err error) {
+	maxA := s.c.Budget.MaxAttempts
+	for attempt := 1; attempt <= maxA; attempt++ {
+		s.res.Attempts = attempt
+		if st, stop := s.control(ctx); stop {
+			return st, "", nil
+		}
+		if s.opts.Action != "" {
+			out := s.exec(ctx, s.opts.Action)
+			run := Run{Attempt: attempt, Command: strPtr(s.opts.Action), StartedAt: out.started, CompletedAt: out.completed,
+				ExitCode: out.exitCode(), Evidence: out.evidence()}
+			switch {
+			case out.external != "":
+				run.Status, run.Summary = out.external, "action stopped by the operator"
+			case out.interrupted(ctx):
+				run.Status, run.Summary = "stopped", "action interrupted"
+			case out.startErr != nil || out.exit != 0:
+				run.Status, run.Summary = "blocked", "action failed ("+out.describe()+")"
+			default:
+				run.Status, run.Summary = "running", "action completed"
+			}
+			fmt.Fprintf(s.progress, "attempt %d/%d: %s, %s\n", attempt, maxA, run.Summary, out.dur.Round(time.Millisecond))
+			cur, err := s.appendRun(ctx, run, "action")
+			if err != nil {
+				return "", "", err
+			}
+			switch {
+			case out.external != "":
+				s.res.External = true
+				return out.external, "", nil
+			case out.interrupted(ctx):
+				return "stopped", "interrupted", nil
+			case run.Status == "blocked":
+				return "blocked", run.Summary, nil
+			case IsStopped(cur):
+				s.res.External = true
+				return cur, "", nil
+			}
+			if st, stop := s.control(ctx); stop {
+				return st, "", nil
+			}
+		}
+		out := s.exec(ctx, s.opts.Verify)
+		run := Run{Attempt: attempt, Command: strPtr(s.opts.Action), Verifier: strPtr(s.opts.Verify), StartedAt: out.started,
+			CompletedAt: out.completed, ExitCode: out.exitCode(), Evidence: out.evidence()}
+		switch {
+		case out.external != "":
+			run.Status, run.Summary = out.external, "verifier stopped by the operator"
+		case out.interrupted(ctx):
+			run.Status, run.Summary = "stopped", "verifier interrupted"
+		case out.startErr != nil || out.exit == 126 || out.exit == 127:
+			run.Status, run.Summary = "verifier-failed", "verifier could not run ("+out.describe()+")"
+		case out.exit == 0:
+			run.Status, run.Summary = "verifier-passed", "verifier passed"
+		case attempt == maxA:
+			run.Status, run.Summary = "attempt-limit", "verifier failed ("+out.describe()+")"
+		default:
+			run.Status, run.Summary = "running", "verifier failed ("+out.describe()+")"
+		}
+		fmt.Fprintf(s.progress, "attempt %d/%d: %s, %s\n", attempt, maxA, run.Summary, out.dur.Round(time.Millisecond))
+		cur, err := s.appendRun(ctx, run, "verifier")
+		if err != nil {
+			return "", "", err
+		}
+		switch {
+		case out.external != "":
+			s.res.External = true
+			return out.external, "", nil
+		case out.interrupted(ctx):
+			return "stopped", "interrupted", nil
+		case run.Status == "verifier-failed":
+			return run.Status, run.Summary, nil
+		case run.Status != "running":
+			return run.Status, "", nil
+		case IsStopped(cur):
+			s.res.External = true
+			return cur, "", nil
+		}
+		if s.opts.Backoff > 0 {
+			fmt.Fprintf(s.progress, "backing off %s\n", s.opts.Backoff)
+			select {
+			case <-ctx.Done():
+				return "stopped", "interrupted", nil
+			case <-time.After(s.opts.Backoff):
+			}
+		}
+	}
+	return "attempt-limit", "", nil // not reached: the last attempt returns
+}
+
+// control reads the record for a stop or pause another process wrote.
+// Paused (or needs-human-review), it waits until resumed or stopped.
+func (s *runState) control(ctx context.Context) (status string, stop bool) {
+	if !s.opts.Write {
+		if ctx.Err() != nil {
+			return "stopped", true
+		}
+		return "", false
+	}
+	announced := false
+	for {
+		if ctx.Err() != nil {
+			return "stopped", true
+		}
+		cur := s.currentStatus()
+		switch {
+		case IsStopped(cur):
+			s.res.External = true
+			return cur, true
+		case cur == "paused" || cur == "needs-human-review" || cur == "waiting" || cur == "planned":
+			if !announced {
+				fmt.Fprintf(s.progress, "the loop is %s: waiting for `orbit loop resume %s` (or a stop)\n", cur, s.c.ID)
+				announced = true
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(s.opts.Poll):
+			}
+		default:
+			return "", false
+		}
+	}
+}
+
+// currentStatus is the record's status as written now ("" if unreadable).
+func (s *runState) currentStatus() string {
+	o, _, err := readObject(s.path)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(o.text("status"))
+}
+
+// appendRun adds run to the record, as Citadel's appendLoopRun does, read
+// fresh under the record's lock: the record takes the run's status unless
+// another process changed it (a stop or a pause), which is kept and
+// returned.
+func (s *runState) appendRun(ctx context.Context, run Run, step string) (current string, err error) {
+	s.res.Runs = append(s.res.Runs, run)
+	if !s.opts.Write {
+		return "", nil
+	}
+	bg := context.WithoutCancel(ctx)
+	now := s.r.Now()
+	err = editJSON(bg, s.path, func(st *State) error {
+		cur, err := citadelStatus(st)
+		if err != nil {
+			return err
+		}
+		var runs []json.RawMessage
+		if raw, ok := st.Raw("runs"); ok && !isNull(raw) {
+			if err := json.Unmarshal(raw, &runs); err != nil {
+				return fmt.Errorf("%s: runs is not an array", st.Path)
+			}
+		}
+		raw, err := marshal(run)
+		if err != nil {
+			return err
+		}
+		if err := setJSON(st, "runs", append(runs, raw)); err != nil {
+			return err
+		}
+		current = cur
+		if cur == "running" {
+			current = run.Status
+			if err := setJSON(st, "status", run.Status); err != nil {
+				return err
+			}
+		}
+		return setJSON(st, "updatedAt", ISOTime(now))
+	})
+	if err != nil {
+		return "", err
+	}
+	e := EventFor(s.view(run.Attempt), EventAttempt, now)
+	e.Status, e.NativeStatus, e.Detail = run.Status, run.Status, fmt.Sprintf("attempt %d %s: %s", run.Attempt, step, run.Summary)
+	data := map[string]any{"attempt": run.Attempt, "step": step, "command": firstOf(deref(run.Verifier), deref(run.Command)),
+		"exit_code": run.ExitCode, "started_at": run.StartedAt, "completed_at": run.CompletedAt}
+	if len(run.Evidence) > 0 {
+		data["output_tail"] = run.Evidence[0].Text
+	}
+	e.Data, _ = marshal(data)
+	return current, s.record(bg, e)
+}
+
+// finish writes the end into the record (unless another process stopped
+// it: its status, stoppedAt and stopReason are kept), the review artifact,
+// and the stop event.
+func (s *runState) finish(ctx context.Context, status, reason string) error {
+	s.res.Status, s.res.StopReason = status, firstOf(reason, status)
+	fmt.Fprintf(s.progress, "loop %s: %s\n", status, StopMeanings[status])
+	if !s.opts.Write {
+		return nil
+	}
+	now := s.r.Now()
+	var stoppedAt string
+	err := editJSON(ctx, s.path, func(st *State) error {
+		cur, err := citadelStatus(st)
+		if err != nil {
+			return err
+		}
+		if IsStopped(cur) && s.res.External {
+			s.res.Status = cur
+			s.res.StopReason, _, _ = st.String("stopReason")
+			stoppedAt, _, _ = st.String("stoppedAt")
+			return nil
+		}
+		stoppedAt = ISOTime(now)
+		for _, kv := range []struct {
+			k string
+			v any
+		}{{"status", status}, {"stoppedAt", stoppedAt}, {"stopReason", s.res.StopReason}, {"updatedAt", stoppedAt}} {
+			if err := setJSON(st, kv.k, kv.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.writeArtifact(stoppedAt); err != nil {
+		return err
+	}
+	if s.res.External {
+		return nil // the stop was recorded by whoever stopped it
+	}
+	e := EventFor(s.view(s.res.Attempts), EventStop, now)
+	e.Status, e.NativeStatus, e.From, e.Detail = status, status, "running", s.res.StopReason
+	return s.record(ctx, e)
+}
+
+func (s *runState) view(attempt int) View {
+	return View{Framework: Citadel, ID: s.c.ID, Title: s.c.Title, Type: s.c.Type, Status: "running", NativeStatus: "running",
+		Path: rel(s.r.Root, s.path), Iteration: i64(int64(attempt)), MaxIterations: i64(int64(s.c.Budget.MaxAttempts))}
+}
+
+func (s *runState) record(ctx context.Context, e Event) error {
+	if s.r.History == nil {
+		return nil
+	}
+	return s.r.History.Append(ctx, e)
+}
+
+// writeArtifact writes the review artifact: what ran, how it ended, the
+// evidence, and how to recover.
+func (s *runState) writeArtifact(stoppedAt string) error {
+	if s.c.ReviewArtifact == nil {
+		return nil
+	}
+	path := filepath.Join(s.r.Root, filepath.FromSlash(*s.c.ReviewArtifact))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write review artifact: %w", err)
+	}
+	return journal.WriteFileAtomic(path, []byte(s.artifact(stoppedAt)), 0o644)
+}
+
+func (s *runState) artifact(stoppedAt string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Loop review: %s\n\n", s.c.Title)
+	fmt.Fprintf(&b, "- Loop: `%s` (%s)\n", s.c.ID, s.c.Type)
+	fmt.Fprintf(&b, "- Status: **%s**: %s\n", s.res.Status, StopMeanings[s.res.Status])
+	if s.res.StopReason != "" && s.res.StopReason != s.res.Status {
+		fmt.Fprintf(&b, "- Why: %s\n", s.res.StopReason)
+	}
+	fmt.Fprintf(&b, "- Action: %s\n", code(s.opts.Action))
+	fmt.Fprintf(&b, "- Verifier: %s\n", code(s.opts.Verify))
+	fmt.Fprintf(&b, "- Attempts: %d of %d\n", s.res.Attempts, s.c.Budget.MaxAttempts)
+	fmt.Fprintf(&b, "- Started: %s; stopped: %s\n", s.c.CreatedAt, stoppedAt)
+	fmt.Fprintf(&b, "- Record: `%s`\n\n", rel(s.r.Root, s.path))
+	b.WriteString("## Runs\n\n| attempt | step | status | exit | started | completed | summary |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range s.res.Runs {
+		step := "action"
+		if r.Verifier != nil {
+			step = "verifier"
+		}
+		exit := "-"
+		if r.ExitCode != nil {
+			exit = fmt.Sprint(*r.ExitCode)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Attempt, step, r.Status, exit, r.StartedAt, r.CompletedAt,
+			strings.ReplaceAll(r.Summary, "|", `\|`))
+	}
+	b.WriteString("\n## Evidence\n")
+	for _, r := range s.res.Runs {
+		step, cmd := "action", deref(r.Command)
+		if r.Verifier != nil {
+			step, cmd = "verifier", *r.Verifier
+		}
+		fmt.Fprintf(&b, "\n### Attempt %d, %s: %s\n\n", r.Attempt, step, code(cmd))
+		if len(r.Evidence) == 0 {
+			b.WriteString("No output.\n")
+			continue
+		}
+		ev := r.Evidence[0]
+		fmt.Fprintf(&b, "Last lines of %d bytes of output:\n\n````text\n%s\n````\n", ev.Bytes, strings.TrimRight(ev.Text, "\n"))
+	}
+	b.WriteString("\n## Recovery\n\n")
+	fmt.Fprintf(&b, "- Roll back: %s.\n", s.c.Recovery.Rollback)
+	fmt.Fprintf(&b, "- Inspect: `orbit loop show %s`.\n", s.c.ID)
+	return b.String()
+}
+
+func code(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// output is what one command did.
+type output struct {
+	started, completed string
+	exit               int
+	startErr           error
+	cancelled          bool
+	external           string // a stop status another process wrote meanwhile
+	tail               *tailBuffer
+	dur                time.Duration
+}
+
+func (o output) interrupted(ctx context.Context) bool { return o.cancelled && ctx.Err() != nil }
+
+func (o output) exitCode() *int {
+	if o.startErr != nil || o.exit < 0 {
+		return nil
+	}
+	e := o.exit
+	return &e
+}
+
+func (o output) describe() string {
+	switch {
+	case o.startErr != nil:
+		return o.startErr.Error()
+	case o.exit < 0:
+		return "killed"
+	default:
+		return fmt.Sprintf("exit %d", o.exit)
+	}
+}
+
+func (o output) evidence() []Evidence {
+	if o.tail == nil || o.tail.total == 0 {
+		return []Evidence{}
+	}
+	return []Evidence{{Kind: "output-tail", Text: o.tail.lines(), Bytes: o.tail.total}}
+}
+
+// exec runs command with sh -c in the project root, in its own process
+// group (killed whole on Ctrl-C or an operator's stop), its output streamed
+// to Output and its tail kept. While it runs, the record is polled for a
+// stop written by another process.
+func (s *runState) exec(ctx context.Context, command string) output {
+	o := output{tail: &tailBuffer{max: 64 << 10, keepLines: s.opts.TailLines}}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, "sh", "-c", command)
+	cmd.Dir = s.r.Root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var w io.Writer = o.tail
+	if s.opts.Output != nil {
+		w = io.MultiWriter(o.tail, s.opts.Output)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	start := s.r.Now()
+	o.started = ISOTime(start)
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		o.startErr = fmt.Errorf("cannot start: %v", err)
+		o.completed = ISOTime(s.r.Now())
+		return o
+	}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	if s.opts.Write {
+		go func() {
+			t := time.NewTicker(s.opts.Poll)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					if cur := s.currentStatus(); IsStopped(cur) {
+						mu.Lock()
+						o.external = cur
+						mu.Unlock()
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
+	err := cmd.Wait()
+	close(done)
+	o.dur = time.Since(t0)
+	o.completed = ISOTime(s.r.Now())
+	mu.Lock()
+	defer mu.Unlock()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		o.exit = 0
+	case errors.As(err, &ee):
+		o.exit = ee.ExitCode()
+	default:
+		o.exit = -1
+	}
+	o.cancelled = cctx.Err() != nil
+	if o.external == "" && o.cancelled && ctx.Err() == nil {
+		o.cancelled = false
+	}
+	return o
+}
+
+// tailBuffer keeps the last bytes written to it.
+type tailBuffer struct {
+	mu        sync.Mutex
+	buf       []byte
+	max       int
+	total     int64
+	keepLines int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += int64(len(p))
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// lines is the last keepLines lines (at most 4 KB) of what was written.
+func (t *tailBuffer) lines() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	parts := strings.Split(strings.TrimRight(string(t.buf), "\n"), "\n")
+	if len(parts) > t.keepLines {
+		parts = parts[len(parts)-t.keepLines:]
+	}
+	out := strings.Join(parts, "\n")
+	if len(out) > 4096 {
+		out = out[len(out)-4096:]
+	}
+	return strings.ToValidUTF8(out, "?")
+}

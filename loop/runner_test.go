@@ -1,0 +1,344 @@
+package loop_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orbit-loop/orbit/loop"
+)
+
+// clock is a test clock that advances a millisecond a reading, so that
+// every record of a test has its own time (and loop ids differ).
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+func newRunner(tb testing.TB) (*loop.Runner, *loop.History, string) {
+	tb.Helper()
+	root := t2(tb)
+	h := openHistory(tb, root)
+	c := &clock{t: testNow}
+	return &loop.Runner{Root: root, History: h, Now: c.Now}, h, root
+}
+
+func t2(tb testing.TB) string {
+	root := filepath.Join(tb.TempDir(), "project")
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	return root
+}
+
+// record reads the Citadel record of a run.
+func record(tb testing.TB, root string, res loop.RunResult) (map[string]any, []map[string]any) {
+	tb.Helper()
+	m := readJSON(tb, filepath.Join(root, res.Path))
+	var runs []map[string]any
+	for _, r := range m["runs"].([]any) {
+		runs = append(runs, r.(map[string]any))
+	}
+	return m, runs
+}
+
+// TestRunStopStates runs the foreground loop to each end it can reach.
+func TestRunStopStates(t *testing.T) {
+	tests := []struct {
+		name           string
+		opts           loop.RunOptions
+		status, reason string
+		attempts, runs int
+		lastRun        string // status of the last run
+		exits          []float64
+	}{
+		{name: "verifier passes at once", opts: loop.RunOptions{Action: "echo fixing", Verify: "true", MaxAttempts: 3},
+			status: "verifier-passed", reason: "verifier-passed", attempts: 1, runs: 2, lastRun: "verifier-passed", exits: []float64{0, 0}},
+		{name: "verifier passes on the second attempt", opts: loop.RunOptions{Action: "touch flag", Verify: "test -f flag && test -f flag2 || { touch flag2; false; }", MaxAttempts: 3},
+			status: "verifier-passed", attempts: 2, runs: 4, lastRun: "verifier-passed", exits: []float64{0, 1, 0, 0}},
+		{name: "attempts run out", opts: loop.RunOptions{Action: "true", Verify: "echo not yet; exit 1", MaxAttempts: 2, Backoff: 10 * time.Millisecond},
+			status: "attempt-limit", reason: "attempt-limit", attempts: 2, runs: 4, lastRun: "attempt-limit", exits: []float64{0, 1, 0, 1}},
+		{name: "action fails", opts: loop.RunOptions{Action: "echo broken >&2; exit 4", Verify: "true", MaxAttempts: 3},
+			status: "blocked", reason: "action failed (exit 4)", attempts: 1, runs: 1, lastRun: "blocked", exits: []float64{4}},
+		{name: "verifier cannot run", opts: loop.RunOptions{Action: "true", Verify: "no-such-verifier-xyz --check", MaxAttempts: 3},
+			status: "verifier-failed", reason: "verifier could not run (exit 127)", attempts: 1, runs: 2, lastRun: "verifier-failed", exits: []float64{0, 127}},
+		{name: "verifier alone", opts: loop.RunOptions{Verify: "true", MaxAttempts: 1},
+			status: "verifier-passed", attempts: 1, runs: 1, lastRun: "verifier-passed", exits: []float64{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, h, root := newRunner(t)
+			tt.opts.Write = true
+			res, err := r.Run(context.Background(), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.status || res.Attempts != tt.attempts || len(res.Runs) != tt.runs {
+				t.Fatalf("Run = %s after %d attempts, %d runs; want %s, %d, %d", res.Status, res.Attempts, len(res.Runs), tt.status, tt.attempts, tt.runs)
+			}
+			if tt.reason != "" && res.StopReason != tt.reason {
+				t.Errorf("stop reason %q; want %q", res.StopReason, tt.reason)
+			}
+			m, runs := record(t, root, res)
+			if m["status"] != tt.status || m["stopReason"] != res.StopReason || m["stoppedAt"] == nil {
+				t.Errorf("record: status %v, stopReason %v, stoppedAt %v", m["status"], m["stopReason"], m["stoppedAt"])
+			}
+			if len(runs) != tt.runs || runs[len(runs)-1]["status"] != tt.lastRun {
+				t.Errorf("record runs %v", runs)
+			}
+			for i, want := range tt.exits {
+				if runs[i]["exitCode"] != want {
+					t.Errorf("run %d exit %v; want %v", i, runs[i]["exitCode"], want)
+				}
+				if runs[i]["startedAt"] == "" || runs[i]["completedAt"] == "" {
+					t.Errorf("run %d has no times", i)
+				}
+			}
+			// The review artifact is where the record says.
+			art, err := os.ReadFile(filepath.Join(root, m["reviewArtifact"].(string)))
+			if err != nil || !bytes.Contains(art, []byte("- Status: **"+tt.status+"**")) {
+				t.Errorf("review artifact %s: %v\n%s", m["reviewArtifact"], err, art)
+			}
+			// Each run is an event, between the run and the stop.
+			kinds := kindsOf(t, h, "citadel", res.ID)
+			if len(kinds) != tt.runs+2 || kinds[0] != "run:running" || kinds[len(kinds)-1] != "stop:"+tt.status {
+				t.Errorf("events %q", kinds)
+			}
+		})
+	}
+}
+
+func TestRunEvidence(t *testing.T) {
+	r, h, root := newRunner(t)
+	res, err := r.Run(context.Background(), loop.RunOptions{Action: "seq 1 100", Verify: "echo checked; echo 'a <b> & c' >&2", MaxAttempts: 1, Write: true, TailLines: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, runs := record(t, root, res)
+	ev := runs[0]["evidence"].([]any)[0].(map[string]any)
+	if ev["kind"] != "output-tail" || ev["text"] != "96\n97\n98\n99\n100" || ev["bytes"] != float64(292) {
+		t.Errorf("action evidence %v", ev)
+	}
+	raw, _ := os.ReadFile(filepath.Join(root, res.Path))
+	if !bytes.Contains(raw, []byte(`a <b> & c"`)) || bytes.Contains(raw, []byte(`\u003c`)) {
+		t.Errorf("evidence is not written as Node writes JSON (no HTML escapes):\n%s", raw)
+	}
+	hist, _ := h.Of(context.Background(), "citadel", res.ID)
+	if hist[1].Kind != "attempt" || !strings.Contains(hist[1].Detail, "attempt 1 action") {
+		t.Errorf("attempt event %+v", hist[1])
+	}
+}
+
+func TestRunWithoutWrite(t *testing.T) {
+	r, _, root := newRunner(t)
+	res, err := r.Run(context.Background(), loop.RunOptions{Action: "true", Verify: "false", MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "attempt-limit" || res.Path != "" || len(res.Runs) != 4 {
+		t.Errorf("Run = %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, loop.LoopsDir)); !os.IsNotExist(err) {
+		t.Errorf("a run without --write wrote %s", loop.LoopsDir)
+	}
+}
+
+// TestRunInterrupted: Ctrl-C (ctx cancelled) kills the running command,
+// and the loop ends stopped with its record saved.
+func TestRunInterrupted(t *testing.T) {
+	r, _, root := newRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // Ctrl-C while the action runs
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(root, "started")); err == nil {
+				break
+			}
+		}
+		cancel()
+	}()
+	start := time.Now()
+	res, err := r.Run(ctx, loop.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the interrupted command ran on for %s", d)
+	}
+	m, runs := record(t, root, res)
+	if res.Status != "stopped" || m["status"] != "stopped" || m["stopReason"] != "interrupted" || len(runs) != 1 || runs[0]["status"] != "stopped" {
+		t.Errorf("interrupted: result %s, record %v %v, runs %v", res.Status, m["status"], m["stopReason"], runs)
+	}
+}
+
+// TestRunStoppedByAnotherProcess: `orbit loop stop` on the record while
+// the loop runs kills the command; the operator's stop is kept.
+func TestRunStoppedByAnotherProcess(t *testing.T) {
+	r, h, root := newRunner(t)
+	c := &loop.Control{Root: root, History: h, Now: r.Now}
+	done := make(chan loop.RunResult)
+	go func() {
+		res, err := r.Run(context.Background(), loop.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true, Poll: 20 * time.Millisecond})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	v := waitForRunning(t, root)
+	waitForFile(t, filepath.Join(root, "started")) // the stop lands while the action runs
+	if _, err := c.Stop(context.Background(), v, "unsafe-to-continue", "touches prod"); err != nil {
+		t.Fatal(err)
+	}
+	var res loop.RunResult
+	select {
+	case res = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the loop did not stop")
+	}
+	m, runs := record(t, root, res)
+	if res.Status != "unsafe-to-continue" || !res.External || m["status"] != "unsafe-to-continue" || m["stopReason"] != "touches prod" {
+		t.Errorf("result %s (external %v), record %v / %v", res.Status, res.External, m["status"], m["stopReason"])
+	}
+	if len(runs) != 1 || runs[0]["status"] != "unsafe-to-continue" {
+		t.Errorf("runs %v", runs)
+	}
+	if kinds := kindsOf(t, h, "citadel", res.ID); kinds[len(kinds)-1] != "attempt:unsafe-to-continue" || countOf(kinds, "stop:unsafe-to-continue") != 1 {
+		t.Errorf("events %q; want the operator's stop once", kinds)
+	}
+}
+
+func waitForFile(tb testing.TB, path string) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tb.Fatalf("%s never appeared", path)
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+// waitForRunning waits until the project holds a running Citadel record.
+func waitForRunning(tb testing.TB, root string) loop.View {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, v := range loop.ScanProject(root, testNow).Loops {
+			if v.Framework == loop.Citadel && v.Status == "running" {
+				return v
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tb.Fatal("no running loop")
+	return loop.View{}
+}
+
+// TestRunConcurrentStopNoLostUpdate races a stop against a runner that
+// appends runs as fast as it can: whenever the stop lands, the record ends
+// with the stop's status and reason, and with every run the runner made.
+func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
+	for trial := range 6 {
+		r, h, root := newRunner(t)
+		c := &loop.Control{Root: root, History: h, Now: r.Now}
+		done := make(chan loop.RunResult)
+		go func() {
+			res, err := r.Run(context.Background(), loop.RunOptions{Action: "true", Verify: "false", MaxAttempts: 1000, Write: true, Poll: 5 * time.Millisecond})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		v := waitForRunning(t, root)
+		time.Sleep(time.Duration(trial*15) * time.Millisecond)
+		if _, err := c.Stop(context.Background(), v, "stopped", "race "+v.ID); err != nil {
+			t.Fatalf("trial %d: Stop: %v", trial, err)
+		}
+		res := <-done
+		m, runs := record(t, root, res)
+		if m["status"] != "stopped" || m["stopReason"] != "race "+v.ID || res.Status != "stopped" {
+			t.Errorf("trial %d: record %v / %v, result %s; want the stop kept", trial, m["status"], m["stopReason"], res.Status)
+		}
+		if len(runs) != len(res.Runs) {
+			t.Errorf("trial %d: record holds %d runs; the runner made %d (an update was lost)", trial, len(runs), len(res.Runs))
+		}
+		kinds := kindsOf(t, h, "citadel", res.ID)
+		if got := len(kinds) - 2; got != len(res.Runs) || countOf(kinds, "stop:stopped") != 1 {
+			t.Errorf("trial %d: %d attempt events for %d runs, %d stops", trial, got, len(res.Runs), countOf(kinds, "stop:stopped"))
+		}
+	}
+}
+
+// TestRunPausedWaits: a pause written by another process makes the loop
+// wait before its next step, until resumed.
+func TestRunPausedWaits(t *testing.T) {
+	r, h, root := newRunner(t)
+	c := &loop.Control{Root: root, History: h, Now: r.Now}
+	flag := filepath.Join(root, "go.flag")
+	done := make(chan loop.RunResult)
+	go func() {
+		res, _ := r.Run(context.Background(), loop.RunOptions{Action: "sleep 0.3", Verify: "test -f go.flag", MaxAttempts: 5, Write: true, Poll: 10 * time.Millisecond})
+		done <- res
+	}()
+	v := waitForRunning(t, root)
+	if _, err := c.Pause(context.Background(), v, ""); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	select {
+	case res := <-done:
+		t.Fatalf("the paused loop ended: %+v", res)
+	default:
+	}
+	os.WriteFile(flag, nil, 0o644)
+	if _, err := c.Resume(context.Background(), viewOf(t, root, v.Key()), ""); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.Status != "verifier-passed" || res.Attempts != 1 {
+		t.Errorf("after resume: %s after %d attempts; want verifier-passed after 1 (the pause held the verifier)", res.Status, res.Attempts)
+	}
+}
+
+// TestRunPlannedRecord runs a record planned from a template.
+func TestRunPlannedRecord(t *testing.T) {
+	r, _, root := newRunner(t)
+	c := loop.Templates[3].Plan(loop.PlanOptions{ID: "docs-drift"}, testNow)
+	if _, err := loop.CreateContract(context.Background(), root, c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "docs-drift"}); err == nil {
+		// npm run docs:check is the template's verifier: it runs, and
+		// fails here, which is fine; what matters is that it ran.
+	}
+	m, runs := record(t, root, loop.RunResult{Path: ".planning/loops/docs-drift.json"})
+	if len(runs) != 1 || runs[0]["verifier"] != "npm run docs:check" || m["template"] != "docs-drift-check" || m["reviewArtifact"] != ".planning/loops/docs-drift.md" {
+		t.Errorf("record after run: %v", m)
+	}
+	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "docs-drift", Verify: "true"}); err == nil || !strings.Contains(err.Error(), "only a planned, waiting or paused loop can be run") {
+		t.Errorf("running a stopped record: %v", err)
+	}
+	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "nope", Verify: "true"}); err == nil {
+		t.Error("running a missing record: nil error")
+	}
+}
