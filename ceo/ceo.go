@@ -81,6 +81,9 @@ type Result struct {
 	// Sync is what syncing the journal found on the way (rejected lines
 	// other tools appended, torn tails).
 	Sync journal.SyncReport `json:"-"`
+	// Warnings are what went wrong after the decision was durably recorded
+	// (the state file could not be brought in step): the decision stands.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Options tune the operations.
@@ -261,7 +264,24 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 	if err != nil || !written {
 		return res, errs, err
 	}
-	return res, errs, SyncState(ctx, ix)
+	if w := stateWarning(SyncState(ctx, ix)); w != "" {
+		for i := range res {
+			if res[i].Written {
+				res[i].Warnings = append(res[i].Warnings, w)
+			}
+		}
+	}
+	return res, errs, nil
+}
+
+// stateWarning turns a failure to bring the state file in step, after a
+// record was durably written, into a warning: the record stands, and
+// reporting it as failed would invite the caller to write it again.
+func stateWarning(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("recorded, but %s was not brought in step (%v); fix it, then any decide or retro updates it", project.StateFile, err)
 }
 
 // makeOne builds one decision inside a batch: its retrograde target must
@@ -291,7 +311,14 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 			return journal.Decision{}, err
 		}
 	}
-	return in.make(id, iteration, level, opts.now())
+	d, err := in.make(id, iteration, level, opts.now())
+	if err != nil {
+		return d, err
+	}
+	if err := journal.CheckRecord(&d); err != nil {
+		return d, &InputError{Msg: err.Error()}
+	}
+	return d, nil
 }
 
 // SyncState sets the state file's correct_decisions, incorrect_decisions

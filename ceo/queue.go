@@ -57,6 +57,8 @@ type QueueResult struct {
 	NextDepth string `json:"next_depth"`
 	// Sync is what syncing the journal found on the way.
 	Sync journal.SyncReport `json:"-"`
+	// Warnings: see Result.Warnings.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ProcessQueue runs seed 000's REASON phase over the pending queue: every
@@ -113,6 +115,10 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			if err != nil {
 				return nil, err
 			}
+			if err := journal.CheckRecord(&d); err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("request %q stays queued: %v", r.ID, err))
+				continue
+			}
 			out = append(out, d)
 			res.Decided = append(res.Decided, Result{Decision: d, Impact: r.Impact, Reversible: r.Reversible, Level: h.Level, Written: ids != nil})
 			decided[i] = true
@@ -153,7 +159,10 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 	if opts.DryRun || len(taken) == 0 {
 		return res, nil
 	}
-	return res, SyncState(ctx, ix)
+	if w := stateWarning(SyncState(ctx, ix)); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
+	return res, nil
 }
 
 // removeFromQueue takes items out of the queue file under orbit's queue

@@ -14,6 +14,8 @@ type RetroResult struct {
 	Outcome  string         `json:"outcome"`
 	Previous string         `json:"previous_outcome"`
 	Trust    trust.Headline `json:"trust"`
+	// Warnings: see Result.Warnings.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Retro records a retrograde outcome for decision id as an append-only event
@@ -36,13 +38,16 @@ func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string,
 		return RetroResult{}, inputErrorf("no decision %q in the journal (`orbit log` lists them)", id)
 	}
 	res := RetroResult{ID: id, Outcome: out, Previous: d.Outcome}
+	rec := journal.OutcomeRecord{TS: opts.now().UTC().Format(timeLayout), DecisionID: id, Outcome: out, Evidence: evidence}
+	if err := journal.CheckRecord(&rec); err != nil {
+		return res, &InputError{Msg: err.Error()}
+	}
 	if !opts.DryRun {
-		rec := journal.OutcomeRecord{TS: opts.now().UTC().Format(timeLayout), DecisionID: id, Outcome: out, Evidence: evidence}
 		if _, err := ix.RecordOutcome(ctx, rec); err != nil {
 			return res, err
 		}
-		if err := SyncState(ctx, ix); err != nil {
-			return res, err
+		if w := stateWarning(SyncState(ctx, ix)); w != "" {
+			res.Warnings = append(res.Warnings, w)
 		}
 	}
 	res.Trust, err = trust.Current(ctx, ix.Store)

@@ -21,6 +21,31 @@ func Marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// LineTooLongError is a record whose line would be longer than a journal
+// line may be (MaxLineBytes): written, it would be rejected by every sync.
+type LineTooLongError struct{ Bytes int }
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("the record would be a %d-byte line, longer than the journal's %d-byte limit: shorten its text fields", e.Bytes, MaxLineBytes)
+}
+
+// CheckRecord reports whether a record can be appended: a record that
+// encodes to a line longer than MaxLineBytes is a *LineTooLongError.
+func CheckRecord(v any) error {
+	line, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	return checkLine(line)
+}
+
+func checkLine(line []byte) error {
+	if n := len(bytes.TrimSuffix(line, []byte("\n"))); n > MaxLineBytes {
+		return &LineTooLongError{Bytes: n}
+	}
+	return nil
+}
+
 // IDs hands out decision ids (iter-{iteration}-{n}, n the next number in
 // that iteration) while the journal's lock is held, so that parallel hooks
 // never collide.
@@ -84,13 +109,28 @@ func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids
 		if err != nil {
 			return before, err
 		}
+		if err := checkLine(line); err != nil {
+			return before, fmt.Errorf("decision %s: %w", ds[i].ID, err)
+		}
 		buf.Write(line)
 	}
 	if err := app.Append(buf.Bytes()); err != nil {
 		return before, err
 	}
 	after, err := ix.Sync(ctx, SyncOptions{})
-	return merge(before, after), err
+	if err != nil {
+		return merge(before, after), err
+	}
+	// What was appended must now be in the index: a line the sync rejected
+	// would be acknowledged but invisible, and its id handed out again.
+	for i := range ds {
+		if _, found, err := ix.Store.Decision(ctx, ds[i].ID); err != nil {
+			return merge(before, after), err
+		} else if !found {
+			return merge(before, after), fmt.Errorf("decision %s was appended to %s but the sync did not index it (`orbit verify` names the line)", ds[i].ID, path)
+		}
+	}
+	return merge(before, after), nil
 }
 
 // RecordOutcome appends an outcome to the retrograde journal under its lock
@@ -108,6 +148,9 @@ func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncRepo
 	line, err := Marshal(&rec)
 	if err != nil {
 		return SyncReport{}, err
+	}
+	if err := checkLine(line); err != nil {
+		return SyncReport{}, fmt.Errorf("outcome for %s: %w", rec.DecisionID, err)
 	}
 	app, err := OpenAppender(ix.Project.Path(path))
 	if err != nil {

@@ -46,19 +46,39 @@ var routes = []route{
 // Handler is the server's whole HTTP surface.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
+	// paths matches a request's path against the routes whatever its
+	// method, so that a wrong method is a 405 problem naming the methods
+	// allowed, not the mux's plain-text one.
+	paths, allow := http.NewServeMux(), map[string][]string{}
 	for _, rt := range routes {
 		h := rt.handler
 		mux.Handle(rt.method+" "+rt.path, s.instrument(rt.path, s.guard(rt, func(w http.ResponseWriter, r *http.Request) { h(s, w, r) })))
+		if allow[rt.path] == nil {
+			paths.Handle(rt.path, http.NotFoundHandler())
+		}
+		allow[rt.path] = append(allow[rt.path], rt.method)
 	}
 	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.handleReady)
-	mux.Handle("GET /", s.instrument("/", dashboard()))
-	notFound := func(w http.ResponseWriter, r *http.Request) {
+	web := s.instrument("/", dashboard())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			problem(w, r, http.StatusMethodNotAllowed, "method not allowed", r.Method+" "+r.URL.Path+": only GET")
+			return
+		}
+		web.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := paths.Handler(r); pattern != "" {
+			methods := strings.Join(allow[pattern], ", ")
+			w.Header().Set("Allow", methods)
+			problem(w, r, http.StatusMethodNotAllowed, "method not allowed", r.Method+" "+r.URL.Path+": allowed "+methods)
+			return
+		}
 		problem(w, r, http.StatusNotFound, "no such endpoint", r.Method+" "+r.URL.Path+" (GET /api/v1/openapi.json lists them)")
-	}
-	mux.HandleFunc("GET /api/", notFound)
-	mux.HandleFunc("POST /api/", notFound)
+	})
 	return mux
 }
 

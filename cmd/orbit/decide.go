@@ -165,6 +165,7 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 	if opts.Queue {
 		res, err := ceo.ProcessQueue(ctx, ix, copts)
 		printSyncReport(f.IO.ErrOut, res.Sync)
+		printWarnings(f.IO.ErrOut, res.Warnings)
 		if err != nil {
 			return inputError(err)
 		}
@@ -195,6 +196,7 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 		res, err = ceo.Decide(ctx, ix, opts.In, copts)
 	}
 	printSyncReport(f.IO.ErrOut, res.Sync)
+	printWarnings(f.IO.ErrOut, res.Warnings)
 	if err != nil {
 		return inputError(err)
 	}

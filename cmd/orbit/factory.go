@@ -141,6 +141,14 @@ const maxListed = 10
 // printSyncReport tells the user, once, what a sync found: rewritten files
 // loudly, each rejected line (up to a bound), torn tails, and a count of
 // remarks.
+// printWarnings writes what went wrong after a record was durably written;
+// the command still succeeds.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, m := range warnings {
+		fmt.Fprintf(w, "orbit: warning: %s\n", m)
+	}
+}
+
 func printSyncReport(w io.Writer, rep journal.SyncReport) {
 	for _, p := range rep.Rewritten {
 		fmt.Fprintf(w, "orbit: %s\n", p.Error())

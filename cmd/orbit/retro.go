@@ -57,6 +57,7 @@ func retroRun(ctx context.Context, opts *retroOptions) error {
 		return err
 	}
 	res, err := ceo.Retro(ctx, ix, opts.ID, opts.Outcome, opts.Evidence, ceo.Options{DryRun: opts.DryRun, Now: f.Now})
+	printWarnings(f.IO.ErrOut, res.Warnings)
 	if err != nil {
 		return inputError(err)
 	}
