@@ -289,7 +289,7 @@ func setCCWStatus(ctx context.Context, path, want, need string, now time.Time) (
 	err = editJSON(ctx, path, func(st *State) error {
 		from, _, _ = st.String("status")
 		if from != need {
-			return fmt.Errorf("%s is %s: only a %s loop can be %s", st.Path, from, need, verbed(want))
+			return wrongState("%s is %s: only a %s loop can be %s", st.Path, from, need, verbed(want))
 		}
 		if err := setJSON(st, "status", want); err != nil {
 			return err

@@ -588,7 +588,7 @@ func setCitadelStatus(ctx context.Context, path, status string, allowed []string
 			return err
 		}
 		if !slices.Contains(allowed, from) {
-			return fmt.Errorf("%s is %s: only a loop that is %s can be %s", st.Path, from, strings.Join(allowed, " or "), verbed(status))
+			return wrongState("%s is %s: only a loop that is %s can be %s", st.Path, from, strings.Join(allowed, " or "), verbed(status))
 		}
 		if err := setJSON(st, "status", status); err != nil {
 			return err

@@ -17,6 +17,20 @@ var ErrNoControl = errors.New("not supported by the framework")
 // ErrAlreadyStopped reports a stop of a loop that has stopped.
 var ErrAlreadyStopped = errors.New("nothing to stop")
 
+// ErrWrongState is a pause or resume of a loop not in a state it applies
+// to (pausing a paused loop, say).
+var ErrWrongState = errors.New("not in a state this control applies to")
+
+// wrongState is an error whose message says why, and that is ErrWrongState.
+func wrongState(format string, args ...any) error {
+	return stateError(fmt.Sprintf(format, args...))
+}
+
+type stateError string
+
+func (e stateError) Error() string        { return string(e) }
+func (e stateError) Is(target error) bool { return target == ErrWrongState }
+
 // Control stops, pauses and resumes loops in their own formats, each write
 // atomic (temp file and rename) under the file's lock, and records each
 // change in the loop event journal.

@@ -281,6 +281,30 @@ func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]E
 	return evs, append(probs, more...), err
 }
 
+// Scan reads every loop of the project (ScanProject) and records what
+// changed since orbit last saw it (Observe); the problems of both are in
+// the scan's Problems.
+func (h *History) Scan(ctx context.Context, now time.Time) (Scan, error) {
+	s := ScanProject(h.Root, now)
+	_, probs, err := h.Observe(ctx, s.Loops, now)
+	s.Problems = append(s.Problems, probs...)
+	return s, err
+}
+
+// Apply stops (with status, a stop word), pauses or resumes v, by kind
+// (EventStop, EventPause, EventResume).
+func (c *Control) Apply(ctx context.Context, v View, kind, status, reason string) (Event, error) {
+	switch kind {
+	case EventStop:
+		return c.Stop(ctx, v, status, reason)
+	case EventPause:
+		return c.Pause(ctx, v, reason)
+	case EventResume:
+		return c.Resume(ctx, v, reason)
+	}
+	return Event{}, fmt.Errorf("loop control %q: want stop, pause or resume", kind)
+}
+
 // Of returns the indexed history of one loop, oldest first.
 func (h *History) Of(ctx context.Context, framework, id string) ([]HistoryEvent, error) {
 	rows, err := h.Store.LoopEvents(ctx, framework, id)

@@ -304,6 +304,53 @@ func (s Scan) Find(id string) (v View, matches []View, ok bool) {
 	return View{}, matches, false
 }
 
+// NoLoopError is an id that names no loop.
+type NoLoopError struct{ ID string }
+
+func (e *NoLoopError) Error() string {
+	return fmt.Sprintf("no loop %q in this project (`orbit loop list` shows them)", e.ID)
+}
+
+// AmbiguousError is an id that names several loops.
+type AmbiguousError struct {
+	ID   string
+	Keys []string // framework:id of each match
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q matches %d loops: %s; give more of the id, or framework:id", e.ID, len(e.Keys), strings.Join(e.Keys, ", "))
+}
+
+// Resolve finds the loop an id names (see Find). When several match and
+// control is given, the one loop the control applies to is taken (a stop
+// among finished runs of the same command, say). The error is a
+// *NoLoopError or an *AmbiguousError.
+func (s Scan) Resolve(id, control string) (View, error) {
+	v, matches, ok := s.Find(id)
+	if ok {
+		return v, nil
+	}
+	if control != "" && len(matches) > 1 {
+		var can []View
+		for _, m := range matches {
+			if slices.Contains(m.Controls, control) {
+				can = append(can, m)
+			}
+		}
+		if len(can) == 1 {
+			return can[0], nil
+		}
+	}
+	if len(matches) == 0 {
+		return v, &NoLoopError{ID: id}
+	}
+	keys := make([]string, len(matches))
+	for i, m := range matches {
+		keys[i] = m.Key()
+	}
+	return v, &AmbiguousError{ID: id, Keys: keys}
+}
+
 // rel is path relative to root, with forward slashes.
 func rel(root, path string) string {
 	r, err := filepath.Rel(root, path)

@@ -39,6 +39,10 @@ var routes = []route{
 	{"GET", "/api/v1/trust/chart.svg", false, (*Server).handleTrustChart},
 	{"GET", "/api/v1/stale", false, (*Server).handleStale},
 	{"GET", "/api/v1/queue", false, (*Server).handleQueue},
+	{"GET", "/api/v1/loops", false, (*Server).handleLoops},
+	{"GET", "/api/v1/loops/{id}", false, (*Server).handleLoop},
+	{"POST", "/api/v1/loops/{id}/{action}", true, (*Server).handleLoopControl},
+	{"POST", "/api/v1/knowledge/match", true, (*Server).handleKnowledgeMatch},
 	{"GET", "/api/v1/events", false, (*Server).handleEvents},
 	{"GET", "/api/v1/openapi.json", false, (*Server).handleOpenAPI},
 }

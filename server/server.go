@@ -155,6 +155,11 @@ func (s *Server) sync(ctx context.Context) error {
 	return nil
 }
 
+// logf writes one line to the server's log.
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintf(s.cfg.Log, format+"\n", args...)
+}
+
 // changed bumps the generation and wakes the dashboards.
 func (s *Server) changed() {
 	g := s.gen.Add(1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -36,16 +37,13 @@ func scanLoops(ctx context.Context, f *Factory) (*loop.History, loop.Scan, error
 	if err != nil {
 		return nil, loop.Scan{}, err
 	}
-	now := f.Now()
 	// Reading every loop file allocates a few MB that die young; a larger
 	// GC target for this short-lived read saves a sixth of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	s := loop.ScanProject(h.Root, now)
-	_, probs, err := h.Observe(ctx, s.Loops, now)
+	s, err := h.Scan(ctx, f.Now())
 	if err != nil {
 		return nil, s, err
 	}
-	s.Problems = append(s.Problems, probs...)
 	for _, p := range s.Problems {
 		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", p.Err)
 	}
@@ -60,33 +58,15 @@ func problemsError(s loop.Scan) error {
 	return &findingsError{msg: fmt.Sprintf("%d loop files could not be read as loops (listed above)", len(s.Problems))}
 }
 
-// findLoop resolves an id given on the command line. When several loops
-// match and control is given, the one loop the control applies to is taken
-// (a stop among finished runs of the same command, say).
+// findLoop resolves an id given on the command line (loop.Scan.Resolve);
+// an ambiguous id is a usage error.
 func findLoop(s loop.Scan, id, control string) (loop.View, error) {
-	v, matches, ok := s.Find(id)
-	if ok {
-		return v, nil
+	v, err := s.Resolve(id, control)
+	var ae *loop.AmbiguousError
+	if errors.As(err, &ae) {
+		return v, &flagError{err: err}
 	}
-	if control != "" && len(matches) > 1 {
-		var can []loop.View
-		for _, m := range matches {
-			if slices.Contains(m.Controls, control) {
-				can = append(can, m)
-			}
-		}
-		if len(can) == 1 {
-			return can[0], nil
-		}
-	}
-	if len(matches) == 0 {
-		return v, fmt.Errorf("no loop %q in this project (`orbit loop list` shows them)", id)
-	}
-	keys := make([]string, len(matches))
-	for i, m := range matches {
-		keys[i] = m.Key()
-	}
-	return v, flagErrorf("%q matches %d loops: %s; give more of the id, or framework:id", id, len(matches), strings.Join(keys, ", "))
+	return v, err
 }
 
 // --- orbit loop templates ---
@@ -547,15 +527,7 @@ func loopControlRun(ctx context.Context, f *Factory, id, kind, status, reason st
 		return err
 	}
 	c := &loop.Control{Root: h.Root, History: h, Now: f.Now}
-	var e loop.Event
-	switch kind {
-	case loop.EventStop:
-		e, err = c.Stop(ctx, v, status, reason)
-	case loop.EventPause:
-		e, err = c.Pause(ctx, v, reason)
-	default:
-		e, err = c.Resume(ctx, v, reason)
-	}
+	e, err := c.Apply(ctx, v, kind, status, reason)
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ async function loadLoops() {
     cell(tr, l.max_iterations ? l.iteration + "/" + l.max_iterations : (l.iteration ?? ""));
     cell(tr, l.updated_at || "");
     const td = cell(tr, "");
-    for (const action of l.actions || []) {
+    for (const action of l.controls || []) {
       const b = document.createElement("button");
       b.textContent = action[0].toUpperCase() + action.slice(1);
       if (action === "stop") b.className = "danger";
