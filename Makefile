@@ -3,7 +3,7 @@ GO        ?= go
 export CGO_ENABLED = 0
 BIN       := bin/orbit
 
-.PHONY: all build demo test test-race fuzz bench vet fmt clean
+.PHONY: all build demo test test-race test-browser fuzz reliability bench vet fmt clean
 
 all: build
 
@@ -30,6 +30,22 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzDecodeMatchesEncodingJSON$$' -fuzztime $(FUZZTIME)
+
+# The reliability suite (reliability/, build tag reliability): builds the real
+# binary and attacks it with parallel hooks, kill -9, a lost or broken index,
+# tampering and the hostile corpus in testdata/bad, then runs each fuzz target
+# for FUZZTIME; writes RELIABILITY.md. About 8 minutes on 2 cores with a warm
+# build cache, 12 from nothing. RELFLAGS="-scale 0.1" for a quick pass.
+reliability:
+	$(GO) test -tags reliability -count=1 -timeout 40m -v ./reliability \
+	  -fuzzfor $(FUZZTIME) -md $(CURDIR)/RELIABILITY.md $(RELFLAGS)
+
+# The dashboard in headless Chromium (Debian's chromium package): builds
+# orbit, serves demo projects, checks the charts, the alert banner and the
+# Stop button, and saves screenshots to ORBIT_ARTIFACTS (default
+# server/browser/testdata/artifacts/).
+test-browser:
+	$(GO) test -tags browser -count=1 -v ./server/browser/
 
 # Benchmarks side by side with the peer tools; writes BENCHMARKS.md.
 # BENCHFLAGS="-only import" runs one suite (its section is replaced);

@@ -28,8 +28,13 @@ type Runs struct {
 type Env struct {
 	// Orbit is the binary under test, built with CGO_ENABLED=0.
 	Orbit string
-	// SQLite3 and JQ are the peer tools' paths, "" when not installed.
-	SQLite3, JQ string
+	// SQLite3, JQ, Grep and RG are the peer tools' paths, "" when not
+	// installed.
+	SQLite3, JQ, Grep, RG string
+	// GoTool and Root are the go command and the module's root, for suites
+	// that run the module's own tests (NewEnv leaves them empty; the caller
+	// sets them).
+	GoTool, Root string
 	// Cache holds the synthetic journals between runs.
 	Cache string
 	// Work is the scratch directory, removed at the end.
@@ -69,6 +74,8 @@ func NewEnv(orbit, cache string, sizes []int, runs Runs, log io.Writer) (*Env, e
 		journals: map[int]string{}, projects: map[int]string{}, imports: map[int][]Sample{}, sqliteImports: map[int][]Sample{}}
 	e.SQLite3, _ = exec.LookPath("sqlite3")
 	e.JQ, _ = exec.LookPath("jq")
+	e.Grep, _ = exec.LookPath("grep")
+	e.RG, _ = exec.LookPath("rg")
 	return e, nil
 }
 
@@ -86,8 +93,12 @@ func (e *Env) Logf(format string, args ...any) {
 
 // MissingTool is the note a section carries when a peer tool is absent: the
 // comparison is skipped, never silently.
-func MissingTool(name string) string {
-	return fmt.Sprintf("**%s is not installed, so this comparison was skipped.** On Debian or Ubuntu: `apt-get install %s` (package `%s`), then run the suite again.", name, name, name)
+func MissingTool(name string) string { return MissingPackage(name, name) }
+
+// MissingPackage is MissingTool for a tool whose Debian package has another
+// name (rg: ripgrep).
+func MissingPackage(name, pkg string) string {
+	return fmt.Sprintf("**%s is not installed, so this comparison was skipped.** On Debian or Ubuntu: `apt-get install %s` (package `%s`), then run the suite again.", name, pkg, pkg)
 }
 
 // Journal returns the cached synthetic journal of n decisions, generating it

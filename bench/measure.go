@@ -18,25 +18,40 @@ type Sample struct {
 	// waited for.
 	CPU time.Duration
 	// MaxRSSKB is the peak resident set size in KiB (getrusage ru_maxrss).
+	// Linux charges a process started from the harness at least the
+	// harness's own peak resident size so far (the address space it was
+	// cloned from, before exec, is its first), so a value up to ParentRSSKB
+	// is an upper bound, not the command's own peak: see PeakRSS.
 	MaxRSSKB int64
-	Stdout   []byte
+	// ParentRSSKB is the harness's peak resident size when it started the
+	// command (0 if unknown).
+	ParentRSSKB int64
+	Stdout      []byte
 }
 
 // Measure runs cmd to completion and measures it. A non-zero exit is an
 // error that quotes the end of stderr.
-func Measure(cmd *exec.Cmd) (Sample, error) {
+func Measure(cmd *exec.Cmd) (Sample, error) { return MeasureExit(cmd, 0) }
+
+// MeasureExit is Measure for a command whose exit status up to maxOK is a
+// success: grep and rg exit 1 when nothing matched.
+func MeasureExit(cmd *exec.Cmd, maxOK int) (Sample, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	parent := selfRSSKB()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Sample{}, fmt.Errorf("start %s: %w", commandName(cmd), err)
 	}
 	err := cmd.Wait()
 	wall := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 && ee.ExitCode() <= maxOK {
+		err = nil
+	}
 	if err != nil {
 		return Sample{}, fmt.Errorf("%s: %w\n%s", commandLine(cmd), err, tail(stderr.String(), 2000))
 	}
-	s := Sample{Wall: wall, Stdout: stdout.Bytes()}
+	s := Sample{Wall: wall, Stdout: stdout.Bytes(), ParentRSSKB: parent}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.MaxRSSKB = ru.Maxrss
 		s.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -82,6 +97,8 @@ type Stats struct {
 	MedianCPU             time.Duration
 	MedianRSSKB, MaxRSSKB int64
 	MinRSSKB              int64
+	// ParentRSSKB is the largest ParentRSSKB of the samples.
+	ParentRSSKB int64
 }
 
 // Summarize computes the statistics of samples.
@@ -92,8 +109,10 @@ func Summarize(samples []Sample) Stats {
 	walls := make([]time.Duration, len(samples))
 	cpus := make([]time.Duration, len(samples))
 	rss := make([]int64, len(samples))
+	var parent int64
 	for i, s := range samples {
 		walls[i], cpus[i], rss[i] = s.Wall, s.CPU, s.MaxRSSKB
+		parent = max(parent, s.ParentRSSKB)
 	}
 	slices.Sort(walls)
 	slices.Sort(cpus)
@@ -108,8 +127,39 @@ func Summarize(samples []Sample) Stats {
 		MedianRSSKB: median(rss),
 		MinRSSKB:    rss[0],
 		MaxRSSKB:    rss[len(rss)-1],
+		ParentRSSKB: parent,
 	}
 }
+
+// selfRSSKB is the harness's peak resident size so far, in KiB (VmHWM of
+// /proc/self/status), 0 if unknown: what Linux carries into the ru_maxrss
+// of a process cloned from the harness, whatever it frees later.
+func selfRSSKB() int64 {
+	v := procField("/proc/self/status", "VmHWM")
+	var kb int64
+	if _, err := fmt.Sscanf(v, "%d kB", &kb); err != nil {
+		return 0
+	}
+	return kb
+}
+
+// rssSlackKB is how far above the harness's peak a measured peak must be to
+// be the command's own: the harness may grow a little between reading its
+// peak and starting the command.
+const rssSlackKB = 1024
+
+// PeakRSS renders a peak RSS of kb measured when the harness's own peak was
+// parentKB: "≤ X" when it cannot be told from the harness's, so that it
+// reads as the upper bound it is.
+func PeakRSS(kb, parentKB int64) string {
+	if parentKB > 0 && kb <= parentKB+rssSlackKB {
+		return "≤ " + MB(kb)
+	}
+	return MB(kb)
+}
+
+// rssNote explains the "≤" of PeakRSS when a table holds one.
+const rssNote = "A peak RSS marked ≤ is an upper bound: Linux charges a process started from the harness at least the harness's own peak resident size so far (the address space the process is cloned from, before `exec`), so a command that uses less shows the harness's peak."
 
 // median of sorted values: the mean of the middle two for an even count.
 func median[T time.Duration | int64](sorted []T) T {

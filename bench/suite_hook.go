@@ -42,35 +42,15 @@ func runHook(ctx context.Context, e *Env) (string, error) {
 		}})
 	}
 	var notes []string
-	var jqLine string
-	if e.JQ == "" {
+	jq, jqLine, err := e.jqAppendContender(ctx, large, small)
+	if err != nil {
+		return "", err
+	}
+	if jq == nil {
 		notes = append(notes, MissingTool("jq"))
 	} else {
-		// jq appends to a copy of the large journal in a directory of its own.
-		dir, err := e.Dir("jq")
-		if err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-			return "", err
-		}
-		src, err := e.Journal(large)
-		if err != nil {
-			return "", err
-		}
-		if err := CopyFile(filepath.Join(dir, project.DecisionsFile), src); err != nil {
-			return "", err
-		}
-		if err := e.checkJQLine(ctx, dir, small); err != nil {
-			return "", err
-		}
-		jqLine = fmt.Sprintf("jq -nc --arg id iter-99999-N --arg title 'Add ESLint rule eqeqeq' %s >> %s", ShellQuote(jqFilter), project.DecisionsFile)
-		cs = append(cs, &contender{name: fmt.Sprintf("`jq … >> journal`, %s-decision journal", SizeLabel(large)), run: func(round int) (Sample, error) {
-			line := fmt.Sprintf("jq -nc --arg id iter-99999-%d --arg title 'Add ESLint rule eqeqeq' %s >> %s", round+1, ShellQuote(jqFilter), project.DecisionsFile)
-			return Measure(e.Command(dir, "sh", "-c", line))
-		}})
 		// Interleave: orbit (large), jq, orbit (small).
-		cs[1], cs[2] = cs[2], cs[1]
+		cs = []*contender{cs[0], jq, cs[1]}
 	}
 	e.Logf("hook: %d rounds of %d commands", e.Runs.Small, len(cs))
 	if err := rounds(ctx, e.Runs.Small, cs); err != nil {
@@ -82,7 +62,7 @@ func runHook(ctx context.Context, e *Env) (string, error) {
 	for _, c := range cs {
 		st := Summarize(c.samples)
 		stats[c] = st
-		t.Add(c.name, Dur(st.Median), Dur(st.P90), Dur(st.Min), Dur(st.Max), Dur(st.MedianCPU), MB(st.MedianRSSKB))
+		t.Add(c.name, Dur(st.Median), Dur(st.P90), Dur(st.Min), Dur(st.Max), Dur(st.MedianCPU), PeakRSS(st.MedianRSSKB, st.ParentRSSKB))
 	}
 	orbitLarge, orbitSmall := stats[cs[0]], stats[cs[len(cs)-1]]
 
@@ -102,6 +82,9 @@ func runHook(ctx context.Context, e *Env) (string, error) {
 		e.Runs.Small, warmups)
 	b.WriteString(t.String())
 	b.WriteString("\n")
+	if strings.Contains(t.String(), "| ≤ ") {
+		b.WriteString(rssNote + "\n\n")
+	}
 	b.WriteString(r.String())
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Commands:\n\n```sh\norbit %s\n", decideArgs)
@@ -113,6 +96,38 @@ func runHook(ctx context.Context, e *Env) (string, error) {
 		b.WriteString(note + "\n\n")
 	}
 	return b.String(), nil
+}
+
+// jqAppendContender is the bash-hook way of recording decideArgs: jq
+// formats the line and the shell appends it to a copy of the large journal,
+// in a directory of its own. It returns nil when jq is not installed, and
+// the command line for the report.
+func (e *Env) jqAppendContender(ctx context.Context, large, small int) (*contender, string, error) {
+	if e.JQ == "" {
+		return nil, "", nil
+	}
+	dir, err := e.Dir("jq")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		return nil, "", err
+	}
+	src, err := e.Journal(large)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := CopyFile(filepath.Join(dir, project.DecisionsFile), src); err != nil {
+		return nil, "", err
+	}
+	if err := e.checkJQLine(ctx, dir, small); err != nil {
+		return nil, "", err
+	}
+	jqLine := fmt.Sprintf("jq -nc --arg id iter-99999-N --arg title 'Add ESLint rule eqeqeq' %s >> %s", ShellQuote(jqFilter), project.DecisionsFile)
+	return &contender{name: fmt.Sprintf("`jq … >> journal`, %s-decision journal", SizeLabel(large)), run: func(round int) (Sample, error) {
+		line := fmt.Sprintf("jq -nc --arg id iter-99999-%d --arg title 'Add ESLint rule eqeqeq' %s >> %s", round+1, ShellQuote(jqFilter), project.DecisionsFile)
+		return Measure(e.Command(dir, "sh", "-c", line))
+	}}, jqLine, nil
 }
 
 // checkJQLine makes sure the jq filter writes a line orbit accepts as a new

@@ -40,20 +40,22 @@ type Progress struct {
 	Now       time.Time         `json:"now"`
 }
 
-// GatherProgress reads everything the progress file needs from the index,
-// the queue and the state file.
-func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Progress, error) {
-	var p Progress
-	p.Now = now
+// Pending is the pending queue as the REASON phase sees it.
+type Pending struct {
+	Loop     LoopInfo        `json:"loop"`
+	Trust    trust.Headline  `json:"-"`
+	Requests []queue.Request `json:"-"`
+	// NextDepth is the depth of the deepest request ("" for an empty queue).
+	NextDepth string `json:"next_depth"`
+}
+
+// ReadPending reads the state file, the queue and the trust level: what
+// the queue's view needs and no more (no scan of the journal).
+func ReadPending(ctx context.Context, ix *journal.Index) (Pending, error) {
+	var p Pending
 	var err error
 	if p.Loop, err = ReadLoopInfo(ix.Project); err != nil {
 		return p, err
-	}
-	p.Iteration = p.Loop.Iteration
-	if p.Iteration == 0 {
-		if p.Iteration, err = ix.Store.MaxIteration(ctx); err != nil {
-			return p, err
-		}
 	}
 	if p.Trust, err = trust.Current(ctx, ix.Store); err != nil {
 		return p, err
@@ -62,9 +64,28 @@ func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Prog
 	if err != nil {
 		return p, err
 	}
-	p.Queue, p.Pending = q.Requests, len(q.Requests)
+	p.Requests = q.Requests
 	if f := deepest(q.Requests, p.Trust.Level); f != nil {
 		p.NextDepth = f.Depth
+	}
+	return p, nil
+}
+
+// GatherProgress reads everything the progress file needs from the index,
+// the queue and the state file.
+func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Progress, error) {
+	var p Progress
+	p.Now = now
+	pend, err := ReadPending(ctx, ix)
+	if err != nil {
+		return p, err
+	}
+	p.Loop, p.Trust, p.Queue, p.Pending, p.NextDepth = pend.Loop, pend.Trust, pend.Requests, len(pend.Requests), pend.NextDepth
+	p.Iteration = p.Loop.Iteration
+	if p.Iteration == 0 {
+		if p.Iteration, err = ix.Store.MaxIteration(ctx); err != nil {
+			return p, err
+		}
 	}
 	if p.Latest, err = ix.Store.LatestEvents(ctx, 5); err != nil {
 		return p, err

@@ -1119,11 +1119,11 @@ func corpusReversed(xs []string) []string {
 func TestCorpusBaselines(t *testing.T) {
 	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	raws := strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n")
 	ids := make([]string, len(raws))

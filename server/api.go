@@ -62,7 +62,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		allow[rt.path] = append(allow[rt.path], rt.method)
 	}
-	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.Handle("GET /metrics", s.guard(route{path: "/metrics"}, s.metrics.handler().ServeHTTP))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", s.handleReady)
 	web := s.instrument("/", dashboard())
@@ -90,17 +90,32 @@ func (s *Server) Handler() http.Handler {
 // the body size limit.
 func (s *Server) guard(rt route, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if rt.write || !s.loopback {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="orbit"`)
-				problem(w, r, http.StatusUnauthorized, "missing or wrong bearer token", "send Authorization: Bearer <token> (printed by orbit serve)")
-				return
-			}
+		if (rt.write || !s.loopback) && !s.authorized(r, rt.write) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="orbit"`)
+			problem(w, r, http.StatusUnauthorized, "missing or wrong bearer token", "send Authorization: Bearer <token> (printed by orbit serve)")
+			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		next(w, r)
 	}
+}
+
+// tokenCookie carries the token for the dashboard's reads off loopback: an
+// EventSource or an <img> cannot send a header.
+const tokenCookie = "orbit_token"
+
+// authorized reports whether r carries the token: as a bearer header, or
+// for a read as the dashboard's cookie (never for a write: a cookie is sent
+// by whatever page the browser is on, a header only by code that knows the
+// token).
+func (s *Server) authorized(r *http.Request, write bool) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && !write {
+		if c, err := r.Cookie(tokenCookie); err == nil {
+			got, ok = c.Value, true
+		}
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
 }
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
@@ -408,8 +423,7 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
-	ix := journal.NewIndex(s.reads, s.proj)
-	p, err := ceo.GatherProgress(r.Context(), ix, s.cfg.Now())
+	p, err := ceo.ReadPending(r.Context(), journal.NewIndex(s.reads, s.proj))
 	if err != nil {
 		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
 		return
@@ -422,7 +436,7 @@ func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
 		Depth    string `json:"depth"`
 	}
 	items := []item{}
-	for _, q := range p.Queue {
+	for _, q := range p.Requests {
 		items = append(items, item{ID: q.ID, Title: q.Title, Category: q.Category, Impact: q.Impact, Depth: ceo.DepthOf(q)})
 	}
 	writeJSON(w, http.StatusOK, struct {

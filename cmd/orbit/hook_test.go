@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/hook"
+	"github.com/orbit-loop/orbit/internal/tooltest"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -901,11 +902,7 @@ func TestHookStopOutputCap(t *testing.T) {
 // python3): on the same state it takes the same turn as orbit.
 func TestCeoLoopStopScript(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "jq", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	tooltest.Require(t, "bash", "jq", "python3")
 	script, err := filepath.Abs(hooksFixture("ceo-loop-stop.sh"))
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,11 @@ func newCmdServe(f *Factory, runF func(*serveOptions) error) *cobra.Command {
   /healthz, /readyz     health checks
 
 It binds 127.0.0.1:7777 by default. Any other address needs --token (or
-ORBIT_TOKEN); write endpoints always need "Authorization: Bearer <token>",
-and on loopback a token is generated and printed with the dashboard's URL.
+ORBIT_TOKEN), and then /api/v1/ and /metrics need it too (the dashboard
+page itself and /healthz, /readyz do not). Write endpoints always need
+"Authorization: Bearer <token>"; on loopback a token is generated. Open the
+URL printed at start (it carries the token in its #fragment): the dashboard
+sends it as a header, and for its reads as a same-site cookie.
 The journal files are polled and synced (the same single ingest path as the
 CLI), so lines other tools append show up live. Decisions posted together
 are recorded in one append (group commit), each answered once it is durable.
@@ -65,7 +68,7 @@ SIGINT or SIGTERM shuts down gracefully.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7777", "listen address")
-	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token for writes (and for everything off loopback); env ORBIT_TOKEN")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token for writes (off loopback, for the API and /metrics too); env ORBIT_TOKEN")
 	cmd.Flags().DurationVar(&opts.Poll, "poll", 500*time.Millisecond, "how often to check the journal files for new lines")
 	return cmd
 }

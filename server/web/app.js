@@ -5,11 +5,18 @@ const $ = (id) => document.getElementById(id);
 const pct = (x) => (100 * x).toFixed(1) + "%";
 const ci = (c) => c ? "95% CI " + pct(c.low) + "–" + pct(c.high) : "";
 
-// The bearer token for write actions comes with the URL orbit serve prints
-// (#token=...); the fragment never reaches the server.
+// The bearer token comes with the URL orbit serve prints (#token=...); the
+// fragment never reaches the server. Writes send it as a bearer header.
+// Off loopback reads need it too, and an EventSource or an <img> cannot
+// send a header: a same-site cookie carries it for reads (the server never
+// accepts the cookie for a write).
 (function () {
   const m = location.hash.match(/token=([0-9a-f]+)/);
   if (m) { sessionStorage.setItem("orbit-token", m[1]); history.replaceState(null, "", location.pathname); }
+  const t = sessionStorage.getItem("orbit-token");
+  if (t) {
+    document.cookie = "orbit_token=" + t + "; path=/; SameSite=Strict" + (location.protocol === "https:" ? "; Secure" : "");
+  }
 })();
 
 function cell(tr, text, cls) {
@@ -33,7 +40,10 @@ function fill(tbody, rows, cols, empty) {
 }
 
 async function get(path) {
-  const res = await fetch(path, { headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  const t = sessionStorage.getItem("orbit-token");
+  if (t) headers.Authorization = "Bearer " + t;
+  const res = await fetch(path, { headers });
   if (!res.ok) throw new Error(path + ": " + res.status);
   return res.json();
 }
@@ -138,7 +148,23 @@ async function loadLoops() {
   }), 7, "no loop in this project");
 }
 
+let refreshing = null;
+
+// refresh reloads every panel; a refresh asked for while one runs waits
+// for it and runs once more, so slow answers never pile up.
 async function refresh() {
+  if (refreshing) { refreshing.again = true; return; }
+  refreshing = { again: false };
+  try {
+    await refreshOnce();
+  } finally {
+    const again = refreshing.again;
+    refreshing = null;
+    if (again) refresh();
+  }
+}
+
+async function refreshOnce() {
   const results = await Promise.allSettled([loadTrust(), loadQueue(), loadStale(), loadDecisions(), loadLoops()]);
   const failed = results.filter((r) => r.status === "rejected");
   $("updated").textContent = (failed.length ? "some panels failed to load: " + failed[0].reason.message + " · " : "") +

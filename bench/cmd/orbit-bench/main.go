@@ -138,9 +138,9 @@ func run(ctx context.Context, o *options) error {
 	if o.moduleRoot, err = moduleRoot(); err != nil {
 		return err
 	}
-	for _, tool := range []string{"sqlite3", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			fmt.Fprintf(os.Stderr, "orbit-bench: %s not found: its comparison is skipped (install it with `apt-get install %s`, Debian package %s)\n", tool, tool, tool)
+	for _, tool := range []struct{ name, pkg string }{{"sqlite3", "sqlite3"}, {"jq", "jq"}, {"grep", "grep"}, {"rg", "ripgrep"}} {
+		if _, err := exec.LookPath(tool.name); err != nil {
+			fmt.Fprintf(os.Stderr, "orbit-bench: %s not found: its comparison is skipped (install it with `apt-get install %s`, Debian package %s)\n", tool.name, tool.pkg, tool.pkg)
 		}
 	}
 
@@ -160,6 +160,7 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	env.Reproduce = o.reproduce
+	env.GoTool, env.Root = o.goTool, o.moduleRoot
 	if o.keep {
 		fmt.Fprintf(os.Stderr, "orbit-bench: scratch directory %s is kept\n", env.Work)
 	} else {
