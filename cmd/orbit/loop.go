@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,7 @@ type loopStartOptions struct {
 	TimeLimit     time.Duration
 	Budget        int64
 	Sentinel      string
+	HookEvent     string
 	Force         bool
 }
 
@@ -63,7 +65,8 @@ completion sentinel the agent writes to end the loop. Fields of an existing
 state file that orbit does not own are kept.`,
 		Example: `  orbit loop start
   orbit loop start --max-iterations 40 --time-limit 2h --budget 2000000
-  orbit loop start --sentinel "<promise>QUEUE DONE</promise>" --force`,
+  orbit loop start --sentinel "<promise>QUEUE DONE</promise>" --force
+  orbit loop start --hook-event SubagentStop   # a subagent runs the loop`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.MaxIterations < 1 {
@@ -75,6 +78,9 @@ state file that orbit does not own are kept.`,
 			if opts.Budget < 0 {
 				return flagErrorf("--budget %d: must be 0 (none) or more tokens", opts.Budget)
 			}
+			if opts.HookEvent != "Stop" && opts.HookEvent != "SubagentStop" {
+				return flagErrorf("--hook-event %q: want Stop or SubagentStop", opts.HookEvent)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,6 +91,7 @@ state file that orbit does not own are kept.`,
 	cmd.Flags().DurationVar(&opts.TimeLimit, "time-limit", 30*time.Minute, "stop when this much time has passed (0: none)")
 	cmd.Flags().Int64Var(&opts.Budget, "budget", 0, "stop when the session transcript shows this many tokens used (0: none)")
 	cmd.Flags().StringVar(&opts.Sentinel, "sentinel", loop.DefaultSentinel, "text that ends the loop when the agent writes it")
+	cmd.Flags().StringVar(&opts.HookEvent, "hook-event", "Stop", "the hook event that ends an iteration: Stop (the main agent) or SubagentStop (a subagent runs the loop)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "restart a loop that is still active")
 	return cmd
 }
@@ -127,7 +134,7 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err = loop.Start(st, path, loop.StartOptions{MaxIterations: opts.MaxIterations, TimeLimit: opts.TimeLimit, BudgetTokens: opts.Budget, Sentinel: opts.Sentinel},
+	st, err = loop.Start(st, path, loop.StartOptions{MaxIterations: opts.MaxIterations, TimeLimit: opts.TimeLimit, BudgetTokens: opts.Budget, Sentinel: opts.Sentinel, HookEvent: opts.HookEvent},
 		h.Correct, h.Incorrect, string(h.Level), counts.Decisions, f.Now())
 	if err != nil {
 		return err
@@ -201,7 +208,7 @@ ORBIT loop is stopped again, with a note, as it always was.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			statusSet := cmd.Flags().Changed("status")
 			if statusSet && !loop.IsStopReason(opts.Status) {
-				return flagErrorf("--status %q is not allowed (allowed: %v)", opts.Status, loop.StopReasons)
+				return flagErrorf("--status %q is not allowed (allowed: %s)", opts.Status, strings.Join(loop.StopReasons, ", "))
 			}
 			if len(args) == 1 {
 				opts.ID = args[0]
@@ -210,7 +217,7 @@ ORBIT loop is stopped again, with a note, as it always was.`,
 			case opts.ID == "" && !statusSet:
 				// As before: --reason is the stop word.
 				if !loop.IsStopReason(opts.Reason) {
-					return flagErrorf("--reason %q is not allowed (allowed: %v)", opts.Reason, loop.StopReasons)
+					return flagErrorf("--reason %q is not allowed (allowed: %s)", opts.Reason, strings.Join(loop.StopReasons, ", "))
 				}
 				opts.Status = opts.Reason
 			case cmd.Flags().Changed("reason"):
@@ -268,8 +275,16 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 	if !o.HasState {
 		return fmt.Errorf("no ORBIT loop here: %s does not exist (`orbit loop start` starts one)", project.StateFile)
 	}
+	if !o.Active && loop.IsStopped(o.StopReason) {
+		// Idempotent: the first stop's reason and time are the record of
+		// why the loop ended; a second stop must not overwrite them. (A
+		// loop stopped for needs-human-review waits for a person, whose
+		// stop is recorded.)
+		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s); left as it is\n", o.StopReason, orDash(o.StoppedAt))
+		return loop.Release(ctx, ix.Project.Path(hook.LockFile), "")
+	}
 	if !o.Active {
-		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s)\n", o.StopReason, o.StoppedAt)
+		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s)\n", orDash(o.StopReason), orDash(o.StoppedAt))
 	}
 	before, ok := loop.OrbitView(ix.Project.Root, f.Now())
 	if !ok {

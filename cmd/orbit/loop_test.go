@@ -73,8 +73,12 @@ func TestLoopStartFlags(t *testing.T) {
 		t.Errorf("stdout = %q", res.stdout)
 	}
 	o := p.orbitState()
-	if o.MaxIterations != 40 || o.TimeLimitMinutes != 120 || o.BudgetTokens != 2000000 || o.Sentinel != "QUEUE DONE" {
-		t.Errorf("state = %+v; want 40 iterations, 120 minutes, 2000000 tokens, sentinel QUEUE DONE", o)
+	if o.MaxIterations != 40 || o.TimeLimitMinutes != 120 || o.BudgetTokens != 2000000 || o.Sentinel != "QUEUE DONE" || o.HookEvent != "Stop" {
+		t.Errorf("state = %+v; want 40 iterations, 120 minutes, 2000000 tokens, sentinel QUEUE DONE, hook event Stop", o)
+	}
+	p.mustRun("loop", "start", "--force", "--hook-event", "SubagentStop")
+	if o := p.orbitState(); o.HookEvent != "SubagentStop" {
+		t.Errorf("loop start --hook-event SubagentStop: hook_event %q", o.HookEvent)
 	}
 
 	for _, tt := range []struct {
@@ -85,6 +89,7 @@ func TestLoopStartFlags(t *testing.T) {
 		{"no iterations", []string{"--max-iterations", "0"}, "orbit: --max-iterations 0: must be at least 1\n"},
 		{"time limit under a minute", []string{"--time-limit", "30s"}, "orbit: --time-limit 30s: must be 0 (none) or at least 1m\n"},
 		{"negative budget", []string{"--budget", "-1"}, "orbit: --budget -1: must be 0 (none) or more tokens\n"},
+		{"unknown hook event", []string{"--hook-event", "PostToolUse"}, "orbit: --hook-event \"PostToolUse\": want Stop or SubagentStop\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := projectWith(t, "journal.jsonl")
@@ -219,7 +224,7 @@ func TestLoopStopReasons(t *testing.T) {
 	}{
 		{name: "reason", args: []string{"--reason", "needs-human-review"}, state: true, wantReason: "needs-human-review"},
 		{name: "reason not in the vocabulary", args: []string{"--reason", "bored"}, state: true, wantCode: exitUsage,
-			wantStderr: `orbit: --reason "bored" is not allowed (allowed: [done verifier-passed verifier-failed blocked budget-exhausted attempt-limit needs-human-review unsafe-to-continue no-active-work stopped])`},
+			wantStderr: `orbit: --reason "bored" is not allowed (allowed: done, verifier-passed, verifier-failed, blocked, budget-exhausted, attempt-limit, needs-human-review, unsafe-to-continue, no-active-work, stopped)`},
 		{name: "no loop", wantCode: exitError, wantStderr: "orbit: no ORBIT loop here: .claude/ceo-loop-state.json does not exist (`orbit loop start` starts one)"},
 	}
 	for _, tt := range tests {

@@ -265,6 +265,16 @@ func TestLoopStopWithoutID(t *testing.T) {
 	if m := p.json(".claude/ceo-loop-state.json"); m["stop_reason"] != "done" || !strings.Contains(res.stderr, "already stopped") {
 		t.Errorf("stop --status done: %v, stderr %q", m["stop_reason"], res.stderr)
 	}
+	// A loop stopped for good keeps the reason it stopped for.
+	before := p.read(".claude/ceo-loop-state.json")
+	events := p.read(".claude/orbit-loop-events.jsonl")
+	res = p.mustRun("loop", "stop", "--status", "blocked")
+	if after := p.read(".claude/ceo-loop-state.json"); after != before || !strings.Contains(res.stderr, "left as it is") {
+		t.Errorf("a second stop rewrote the state file (stderr %q):\n%s", res.stderr, after)
+	}
+	if p.read(".claude/orbit-loop-events.jsonl") != events {
+		t.Error("a second stop recorded a stop event")
+	}
 }
 
 func TestLoopStopByID(t *testing.T) {
