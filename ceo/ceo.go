@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
@@ -100,6 +101,17 @@ func (o Options) now() time.Time {
 }
 
 func (in *Input) validate() error {
+	for _, f := range []struct{ flag, v string }{
+		{"--title", in.Title}, {"--reason", in.Reason}, {"--next-action", in.NextAction},
+		{"--requestor", in.Requestor}, {"--context", in.Context}, {"request id", in.RequestID},
+	} {
+		switch {
+		case !utf8.ValidString(f.v):
+			return inputErrorf("%s is not valid UTF-8 (a byte at %d): the journal holds text only", f.flag, journal.InvalidUTF8At([]byte(f.v))+1)
+		case len(f.v) > journal.MaxFieldBytes:
+			return inputErrorf("%s is %d bytes long; at most %d", f.flag, len(f.v), journal.MaxFieldBytes)
+		}
+	}
 	switch {
 	case strings.TrimSpace(in.Title) == "":
 		return inputErrorf("--title is required: what is being decided")

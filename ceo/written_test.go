@@ -55,17 +55,23 @@ func TestRecordLongerThanALineIsRefused(t *testing.T) {
 	long := strings.Repeat("x", journal.MaxLineBytes)
 	in := ceo.Input{Title: "Pin the linter version", Category: "quality", Impact: "low", Reversible: boolp(true), Context: long}
 	_, err := ceo.Decide(e.ctx, e.ix, in, fixed(t0))
+	inputError(t, err, "--context is 1048576 bytes long; at most 65536")
+	// Fields each within bounds whose escapes (a control byte is six) make
+	// the line too long.
+	ctl := strings.Repeat("\x01", journal.MaxFieldBytes-1)
+	in.Context, in.Reason, in.NextAction, in.Decision = ctl, ctl, ctl, "APPROVED"
+	_, err = ceo.Decide(e.ctx, e.ix, in, fixed(t0))
 	inputError(t, err, "byte limit")
 	if _, ok := e.read(project.DecisionsFile); ok && len(e.lines(project.DecisionsFile)) != 0 {
 		t.Fatalf("a refused decision was appended")
 	}
 
-	in.Context = ""
+	in.Context, in.Reason, in.NextAction, in.Decision = "", "", "", ""
 	res, err := ceo.Decide(e.ctx, e.ix, in, fixed(t0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ceo.Retro(e.ctx, e.ix, res.Decision.ID, "CORRECT", long, fixed(t0))
+	_, err = ceo.Retro(e.ctx, e.ix, res.Decision.ID, "CORRECT", long+"y", fixed(t0))
 	inputError(t, err, "byte limit")
 	if _, ok := e.read(project.RetroFile); ok && len(e.lines(project.RetroFile)) != 0 {
 		t.Fatalf("a refused outcome was appended")
@@ -74,7 +80,7 @@ func TestRecordLongerThanALineIsRefused(t *testing.T) {
 	// In a batch, the long one is refused and the others recorded.
 	ins := []ceo.Input{
 		{Title: "Add eqeqeq", Category: "quality", Impact: "low", Reversible: boolp(true)},
-		{Title: "Add a long one", Category: "quality", Impact: "low", Reversible: boolp(true), Context: long},
+		{Title: "Add a long one", Category: "quality", Impact: "low", Reversible: boolp(true), Context: ctl, Reason: ctl, NextAction: ctl, Decision: "APPROVED"},
 	}
 	rs, errs, err := ceo.DecideBatch(e.ctx, e.ix, ins, fixed(t0))
 	if err != nil {

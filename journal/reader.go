@@ -14,6 +14,10 @@ import (
 // bytes stay in the file) without ever being held in memory whole.
 const MaxLineBytes = 1 << 20
 
+// MaxFieldBytes bounds each text field of a record orbit writes (a title,
+// a reason, a context): seven of them fit a line whatever they hold.
+const MaxFieldBytes = 64 << 10
+
 // maxRecordLines bounds a record pretty-printed over several lines.
 const maxRecordLines = 1000
 
@@ -195,7 +199,7 @@ func (r *Reader) next() (Chunk, error) {
 		return c, nil
 	}
 	if !utf8.Valid(l.text) {
-		c.Kind, c.Err = Bad, r.problem(l, l.num, CodeUTF8, "invalid UTF-8 at column %d", invalidUTF8At(l.text)+1)
+		c.Kind, c.Err = Bad, r.problem(l, l.num, CodeUTF8, "invalid UTF-8 at column %d", InvalidUTF8At(l.text)+1)
 		return c, nil
 	}
 	// A line that opens an object and does not close it may be the first of
@@ -274,7 +278,9 @@ func incomplete(data []byte) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-func invalidUTF8At(b []byte) int {
+// InvalidUTF8At is the 0-based offset of the first byte of b that is not
+// UTF-8 (len(b) when all is).
+func InvalidUTF8At(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {

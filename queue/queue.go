@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/policy"
@@ -52,6 +53,7 @@ type wireRequest struct {
 // Error is a fault in a queue file or request, naming the item and field.
 type Error struct {
 	Path  string
+	Line  int // 1-based line of a syntax error; 0 when not known
 	Item  int // 1-based; 0 for a fault of the whole file
 	ID    string
 	Field string
@@ -61,6 +63,9 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
 	if e.Item > 0 {
 		fmt.Fprintf(&b, ": item %d", e.Item)
 		if e.ID != "" {
@@ -100,6 +105,10 @@ func ParseRequest(where string, item int, raw []byte) (Request, error) {
 		}
 		return fail("", "invalid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
+	if !utf8.Valid(trimmed) {
+		// encoding/json would quietly turn the bytes into U+FFFD.
+		return fail("", "invalid UTF-8 at byte %d of the item", journal.InvalidUTF8At(trimmed)+1)
+	}
 	req := Request{raw: append(json.RawMessage(nil), trimmed...)}
 	str := func(p *string) string {
 		if p == nil {
@@ -110,6 +119,13 @@ func ParseRequest(where string, item int, raw []byte) (Request, error) {
 	req.ID, req.SubmittedAt, req.Requestor = str(w.ID), str(w.SubmittedAt), str(w.Requestor)
 	req.Title, req.Description, req.Context = str(w.Title), str(w.Description), str(w.Context)
 	req.Category, req.Impact, req.Depth = str(w.Category), str(w.Impact), str(w.Depth)
+	for _, f := range []struct {
+		name, v string
+	}{{"id", req.ID}, {"requestor", req.Requestor}, {"title", req.Title}, {"description", req.Description}, {"context", req.Context}} {
+		if len(f.v) > journal.MaxFieldBytes {
+			return fail(f.name, "%d bytes long; at most %d", len(f.v), journal.MaxFieldBytes)
+		}
+	}
 	switch {
 	case req.Title == "":
 		return fail("title", "missing (required)")
@@ -159,7 +175,7 @@ func Read(path string) (*Queue, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, &Error{Path: path, Msg: "want a JSON array of requests: " + strings.TrimPrefix(err.Error(), "json: ")}
+		return nil, fileError(path, data, err)
 	}
 	seen := map[string]int{}
 	for i, raw := range items {
@@ -176,6 +192,23 @@ func Read(path string) (*Queue, error) {
 		q.Requests = append(q.Requests, req)
 	}
 	return q, nil
+}
+
+// fileError names where a queue file that is not an array of objects went
+// wrong: the line of a syntax error, what was found instead of an array.
+func fileError(path string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off := min(int(se.Offset), len(data))
+		// The offset is just past the offending byte.
+		line := bytes.Count(data[:max(off-1, 0)], []byte("\n")) + 1
+		return &Error{Path: path, Line: line, Msg: "want a JSON array of requests: " + se.Error()}
+	case errors.As(err, &te):
+		return &Error{Path: path, Msg: "want a JSON array of requests, found " + te.Value}
+	}
+	return &Error{Path: path, Msg: "want a JSON array of requests: " + strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // Find returns the request with id.

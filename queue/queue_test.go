@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/queue"
 )
 
@@ -125,6 +126,25 @@ func item(changes map[string]any) string {
 	return string(b)
 }
 
+// A syntax error names its line.
+func TestReadSyntaxErrorLine(t *testing.T) {
+	for _, tt := range []struct {
+		content string
+		line    int
+	}{
+		{"[\n  {\"title\": \"x\",\n   \"impact\" \"low\"}\n]", 3},
+		{"[]\n\n]", 3},
+		{"[{\"title\": \"a\x00b\"}]", 1},
+	} {
+		path := writeFile(t, "ceo-decisions-pending.json", tt.content)
+		_, err := read(t, path)
+		var qe *queue.Error
+		if !errors.As(err, &qe) || qe.Line != tt.line || !strings.HasPrefix(err.Error(), path+":"+strconv.Itoa(tt.line)+": ") {
+			t.Errorf("Read(%q) error = %v; want one at %s:%d", tt.content, err, path, tt.line)
+		}
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	valid := item(nil)
 	tests := []struct {
@@ -156,6 +176,12 @@ func TestReadErrors(t *testing.T) {
 		{"unknown depth", `[` + item(map[string]any{"depth": "deep"}) + `]`, 1, "req-001", "depth", `"deep" is not allowed`},
 		{"duplicate id", `[` + valid + `,` + item(map[string]any{"title": "Other"}) + `]`, 2, "req-001", "id", "duplicate of item 1"},
 		{"fault without an id", `[` + item(map[string]any{"id": nil, "impact": "huge"}) + `]`, 1, "", "impact", `"huge"`},
+		{"invalid UTF-8", `[` + strings.Replace(valid, `"title":"`, "\"title\":\"caf\xff", 1) + `]`, 1, "req-001", "", "invalid UTF-8"},
+		{"title too long", `[` + item(map[string]any{"title": strings.Repeat("t", journal.MaxFieldBytes+1)}) + `]`, 1, "req-001", "title", "bytes long; at most"},
+		{"context too long", `[` + item(map[string]any{"context": strings.Repeat("c", journal.MaxFieldBytes+1)}) + `]`, 1, "req-001", "context", "bytes long; at most"},
+	}
+	if !strings.Contains(valid, `"title":"`) {
+		t.Fatalf("item() = %s: the UTF-8 case needs its title", valid)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
