@@ -152,6 +152,28 @@ func (s *Store) check(ctx context.Context) error {
 	return nil
 }
 
+// IsCorrupt reports whether err says the index is damaged: not a database,
+// or a page SQLite cannot read (found at open, or only when a query reaches
+// it). The index is derived from the files, so the cure is to rebuild it.
+func IsCorrupt(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrUnreadable) {
+		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return true
+		}
+	}
+	// Errors that passed through a %v lose their type, not their text.
+	msg := err.Error()
+	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
+}
+
 // wrap names the index in err and maps corruption to ErrUnreadable.
 func (s *Store) wrap(op string, err error) error {
 	var se *sqlite.Error

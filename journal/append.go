@@ -57,6 +57,7 @@ func (a *Appender) Append(lines []byte) error {
 	if !fresh {
 		lines = append([]byte{'\n'}, lines...)
 	}
+	writes.Add(1)
 	if _, err := a.f.Write(lines); err != nil {
 		return fmt.Errorf("append %s: %w", a.path, err)
 	}

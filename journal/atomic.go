@@ -36,6 +36,7 @@ func (a *AtomicFile) Commit() error {
 		return nil
 	}
 	a.done = true
+	writes.Add(1)
 	name := a.File.Name()
 	if err := a.File.Sync(); err != nil {
 		a.File.Close()

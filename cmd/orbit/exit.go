@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // Exit codes.
@@ -34,8 +38,20 @@ type findingsError struct{ msg string }
 func (e *findingsError) Error() string { return e.msg }
 
 // run executes the command line and maps the outcome to an exit code; every
-// error is printed once, here.
+// error is printed once, here. A command that finds the index damaged is
+// healed: see recoverIndex.
 func run(ctx context.Context, f *Factory, args []string) int {
+	in := &replayReader{r: f.IO.In}
+	f.IO.In = in
+	writes := journal.Writes()
+	cmd, err := execute(ctx, f, args)
+	if db.IsCorrupt(err) {
+		cmd, err = recoverIndex(ctx, f, args, err, journal.Writes() != writes, in)
+	}
+	return exitCode(f.IO.ErrOut, cmd, err)
+}
+
+func execute(ctx context.Context, f *Factory, args []string) (*cobra.Command, error) {
 	root := newCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
@@ -48,7 +64,70 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if cmd == nil {
 		cmd = root
 	}
-	return exitCode(f.IO.ErrOut, cmd, err)
+	return cmd, err
+}
+
+// recoverIndex handles an index found damaged in the middle of a command
+// (a page SQLite cannot read is only noticed when a query reaches it). The
+// index is derived from the files, so it is removed. If the command had not
+// written to any file yet, it runs again on a fresh index, which its sync
+// rebuilds from the files. If it had, what it wrote stands (running it again
+// would write it twice): the index is rebuilt now and the command succeeds
+// with a note instead of its usual output.
+func recoverIndex(ctx context.Context, f *Factory, args []string, cause error, wrote bool, in *replayReader) (*cobra.Command, error) {
+	p, err := f.Project()
+	if err != nil {
+		return nil, cause
+	}
+	fmt.Fprintf(f.IO.ErrOut, "orbit: %v\norbit: the index is derived from the files; removing it and rebuilding it\n", cause)
+	if err := db.Remove(p.DB); err != nil {
+		return nil, err
+	}
+	if !wrote && in.replay() {
+		return execute(ctx, f, args)
+	}
+	if _, err := f.Synced(ctx); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(f.IO.ErrOut, "orbit: what this command wrote to the journal stands; the index has been rebuilt (`orbit log --limit 5` shows the latest records)")
+	return nil, nil
+}
+
+// replayReader remembers what a command read from stdin, so that the
+// command can run again on the same input; past maxReplay bytes it cannot.
+type replayReader struct {
+	r        io.Reader
+	buf      bytes.Buffer
+	overflow bool
+}
+
+const maxReplay = 16 << 20
+
+func (r *replayReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if !r.overflow {
+		if r.buf.Len()+n > maxReplay {
+			r.overflow = true
+			r.buf = bytes.Buffer{}
+		} else {
+			r.buf.Write(p[:n])
+		}
+	}
+	return n, err
+}
+
+// replay rewinds to the start of what was read; false when it cannot.
+func (r *replayReader) replay() bool {
+	if r.overflow {
+		return false
+	}
+	r.r = io.MultiReader(bytes.NewReader(bytes.Clone(r.buf.Bytes())), r.r)
+	r.buf.Reset()
+	return true
 }
 
 func exitCode(w io.Writer, cmd *cobra.Command, err error) int {
