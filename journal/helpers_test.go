@@ -76,10 +76,38 @@ func (e *testEnv) rebuild() {
 
 func (e *testEnv) path(rel string) string { return e.proj.Path(rel) }
 
+// clockAfterWrite sets the index's clock to d after the last write to the
+// project file rel, as if sync ran that long after it.
+func (e *testEnv) clockAfterWrite(rel string, d time.Duration) {
+	e.tb.Helper()
+	fi, err := os.Stat(e.path(rel))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	now := fi.ModTime().Add(d)
+	e.ix.Now = func() time.Time { return now }
+}
+
 // write replaces a project file.
 func (e *testEnv) write(rel, content string) {
 	e.tb.Helper()
 	if err := os.WriteFile(e.path(rel), []byte(content), 0o644); err != nil {
+		e.tb.Fatal(err)
+	}
+}
+
+// rewrite replaces a project file in place, a second after its last write:
+// the tick of a coarse file system clock may not pass between a sync and an
+// immediate rewrite, which then leaves no trace in the file's stat.
+func (e *testEnv) rewrite(rel, content string) {
+	e.tb.Helper()
+	fi, err := os.Stat(e.path(rel))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	e.write(rel, content)
+	later := fi.ModTime().Add(time.Second)
+	if err := os.Chtimes(e.path(rel), later, later); err != nil {
 		e.tb.Fatal(err)
 	}
 }

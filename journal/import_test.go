@@ -73,6 +73,13 @@ func TestImportMixedFile(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("problems = %q; want %q", got, want)
 	}
+	// A torn fragment in a journal is a warning; a line of a source file
+	// that is not imported is rejected, whatever it is.
+	for _, p := range rep.Problems {
+		if p.Severity != SevError {
+			t.Errorf("problem %q is a %s; want an error (the line is not imported)", p.Error(), p.Severity)
+		}
+	}
 	// Line 13 conflicts with line 4 of the same file, imported with it.
 	if p := rep.Problems[len(rep.Problems)-1]; !strings.Contains(p.Message, fmt.Sprintf(`id "iter-1-2" is already in the journal (%s:4)`, src)) {
 		t.Errorf("conflict message = %q; want it to name %s:4", p.Message, src)

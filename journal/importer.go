@@ -208,8 +208,13 @@ func (im *importer) file(ctx context.Context, path string) error {
 		case Blank:
 			return nil
 		case Bad:
+			// A line of a source file that is not imported is rejected,
+			// a torn fragment too (a warning in a journal): the import
+			// fails, so that someone looks at the file.
 			fr.Rejected++
-			im.rep.Problems = append(im.rep.Problems, *c.Err)
+			rejected := *c.Err
+			rejected.Severity = SevError
+			im.rep.Problems = append(im.rep.Problems, rejected)
 			return nil
 		}
 		fr.Records++

@@ -9,7 +9,9 @@ const (
 	// SevError: the record was rejected. Its bytes stay in the file; the index
 	// records the rejection so that verify and reports count it.
 	SevError Severity = "error"
-	// SevWarning: the record was indexed, with a remark.
+	// SevWarning: nothing was lost: the record was indexed, with a remark,
+	// or the line is a torn fragment, a write cut short before its record
+	// was acknowledged (kept in the file, never indexed).
 	SevWarning Severity = "warning"
 )
 
@@ -58,9 +60,9 @@ func (p Problem) Error() string {
 	return loc + ": " + p.Message
 }
 
-// Benign reports whether the problem does not make a journal inconsistent: a
-// warning, or a torn fragment left by a write cut short (kept in the file,
-// never indexed).
+// Benign reports whether the problem does not make a journal inconsistent:
+// whether it is a warning (torn fragments included), so that what is listed
+// as a warning and what passes are the same.
 func (p Problem) Benign() bool {
-	return p.Severity == SevWarning || p.Code == CodeTorn
+	return p.Severity == SevWarning
 }

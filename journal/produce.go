@@ -16,8 +16,8 @@ type parsed struct {
 	bad   *remark
 }
 
-// decode parses a record chunk as the file's kind of record.
-func decode(c Chunk, kind string) parsed {
+// decode parses a record chunk of file as the file's kind of record.
+func decode(c Chunk, file, kind string) parsed {
 	p := parsed{c: c, kind: kind}
 	if c.Kind != Record {
 		return p
@@ -26,6 +26,12 @@ func decode(c Chunk, kind string) parsed {
 		p.out, p.warns, p.bad = ParseOutcome(c.Text)
 	} else {
 		p.dec, p.warns, p.bad = ParseDecision(c.Text)
+	}
+	// The reader leaves a line that ends in '}' to the decoder: a write cut
+	// short just after a nested object is a torn fragment, not a bad record.
+	if p.bad != nil && cutShort(c.Text) {
+		p.c.Kind, p.c.Err = Bad, tornFragment(file, c.Line)
+		p.bad, p.warns = nil, nil
 	}
 	return p
 }
@@ -65,7 +71,7 @@ func produce(ctx context.Context, r *Reader, kind string, limit int, fn func(*pa
 					send()
 					return err
 				}
-				batch = append(batch, decode(c, kind))
+				batch = append(batch, decode(c, r.file, kind))
 				if c.Kind == Pending {
 					break
 				}

@@ -29,7 +29,8 @@ const (
 	Record ChunkKind = iota
 	// Blank is an empty or whitespace-only line.
 	Blank
-	// Bad is a line that cannot be a record; Chunk.Err says why.
+	// Bad is a line that cannot be a record; Chunk.Err says why: a warning
+	// for a torn fragment (a write cut short), an error otherwise.
 	Bad
 	// Pending is an unterminated last line, or a multi-line record that the
 	// end of the file cuts short: a write in progress. It is not consumed.
@@ -158,7 +159,7 @@ func (r *Reader) Next() (Chunk, error) {
 	c, err := r.next()
 	if err == nil && c.Kind == Pending && r.AcceptUnterminated {
 		c.Kind = Bad
-		c.Err = &Problem{File: r.file, Line: c.Line, LineEnd: c.LineEnd, Severity: SevError, Code: CodeTorn,
+		c.Err = &Problem{File: r.file, Line: c.Line, LineEnd: c.LineEnd, Severity: SevWarning, Code: CodeTorn,
 			Message: "truncated record at the end of the file: the JSON ends before the record does"}
 	}
 	return c, err
@@ -198,14 +199,18 @@ func (r *Reader) next() (Chunk, error) {
 		c.Kind, c.Err = Bad, r.problem(l, l.num, CodeNUL, "NUL byte at column %d", i+1)
 		return c, nil
 	}
-	if !utf8.Valid(l.text) {
+	// A line that opens an object and does not close it may be the first of
+	// a record pretty-printed over several lines, or a write cut short.
+	// (A line that ends in '}' is left to the record decoder, which
+	// validates it anyway.)
+	unclosed := trimmed[0] == '{' && trimmed[len(trimmed)-1] != '}' && incomplete(trimmed)
+	// A write stops at any byte, inside a multi-byte character too: such a
+	// cut at the end of an open record is a torn fragment, not bad text.
+	if !utf8.Valid(l.text) && !(unclosed && endsInCutRune(l.text)) {
 		c.Kind, c.Err = Bad, r.problem(l, l.num, CodeUTF8, "invalid UTF-8 at column %d", InvalidUTF8At(l.text)+1)
 		return c, nil
 	}
-	// A line that opens an object and does not close it may be the first of
-	// a record pretty-printed over several lines. (A line that ends in '}'
-	// is left to the record decoder, which validates it anyway.)
-	if trimmed[0] == '{' && trimmed[len(trimmed)-1] != '}' && incomplete(trimmed) {
+	if unclosed {
 		return r.assemble(l, c)
 	}
 	c.Kind = Record
@@ -266,8 +271,23 @@ func (r *Reader) assemble(first rawLine, c Chunk) (Chunk, error) {
 	// after it are read again on their own.
 	r.unread(lines[1:])
 	c.Kind = Bad
-	c.Err = r.problem(first, first.num, CodeTorn, "truncated record: the JSON ends before the line does (a write cut short?)")
+	c.Err = tornFragment(r.file, first.num)
 	return c, nil
+}
+
+// tornFragment is the finding for a torn fragment at line of file. It is a
+// warning: a write cut short loses nothing that was acknowledged, since
+// appenders acknowledge a record only once its whole line is written.
+func tornFragment(file string, line int) *Problem {
+	return &Problem{File: file, Line: line, LineEnd: line, Severity: SevWarning, Code: CodeTorn,
+		Message: "truncated record: the JSON ends before the line does (a write cut short?)"}
+}
+
+// cutShort reports whether a line is the start of a record that the end of
+// the line cuts short: a torn fragment, whatever its last byte.
+func cutShort(text []byte) bool {
+	t := bytes.TrimSpace(text)
+	return len(t) > 0 && t[0] == '{' && incomplete(t)
 }
 
 // incomplete reports whether data is a prefix of a JSON value that more input
@@ -276,6 +296,13 @@ func incomplete(data []byte) bool {
 	var v json.RawMessage
 	err := json.NewDecoder(bytes.NewReader(data)).Decode(&v)
 	return errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// endsInCutRune reports whether b is valid UTF-8 but for its last bytes,
+// which begin a multi-byte character that the end of b cuts short.
+func endsInCutRune(b []byte) bool {
+	i := InvalidUTF8At(b)
+	return i < len(b) && len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:])
 }
 
 // InvalidUTF8At is the 0-based offset of the first byte of b that is not

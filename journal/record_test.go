@@ -413,7 +413,10 @@ func TestProblemError(t *testing.T) {
 		{Problem{File: "j.jsonl", Line: 3, LineEnd: 3, Severity: SevError, Code: CodeEnum, Message: "bad"}, "j.jsonl:3: bad", false},
 		{Problem{File: "j.jsonl", Line: 3, LineEnd: 9, Severity: SevError, Code: CodeJSON, Message: "bad"}, "j.jsonl:3-9: bad", false},
 		{Problem{File: "j.jsonl", Line: 2, LineEnd: 2, Severity: SevWarning, Code: CodeTS, Message: "no ts"}, "j.jsonl:2: warning: no ts", true},
-		{Problem{File: "j.jsonl", Line: 4, LineEnd: 4, Severity: SevError, Code: CodeTorn, Message: "torn"}, "j.jsonl:4: torn", true},
+		// A torn fragment is a warning, listed and counted as one.
+		{Problem{File: "j.jsonl", Line: 4, LineEnd: 4, Severity: SevWarning, Code: CodeTorn, Message: "torn"}, "j.jsonl:4: warning: torn", true},
+		// One that import rejects is an error like any other.
+		{Problem{File: "src.jsonl", Line: 4, LineEnd: 4, Severity: SevError, Code: CodeTorn, Message: "torn"}, "src.jsonl:4: torn", false},
 	}
 	for _, tt := range tests {
 		if got := tt.p.Error(); got != tt.want {

@@ -28,6 +28,16 @@ const (
 // tailWindow is how many bytes before the synced offset the tail hash covers.
 const tailWindow = 4096
 
+// pastChanged is a tail hash that matches no file: verify found that bytes
+// sync already read have changed, so the next sync compares the file line by
+// line with the index (and rebuilds it) whatever its size and last bytes.
+const pastChanged = "past-changed"
+
+// tornAfter is how long a file must go unwritten before sync reports its
+// unterminated last line as torn: until then a writer may still be finishing
+// it (orbit's appenders write a whole line at once, other tools may not).
+const tornAfter = 5 * time.Second
+
 // batchRecords bounds one sync transaction, so that a large backlog neither
 // holds SQLite's write lock for long nor grows memory with the file.
 const batchRecords = 20000
@@ -51,7 +61,8 @@ type Index struct {
 	Store   *db.Store
 	Project project.Project
 	Files   []FileSpec
-	// Now is read once per sync, for the recovery file's name.
+	// Now is the clock sync reads: to tell a last line still being written
+	// from one cut short, and for the recovery file's name.
 	Now func() time.Time
 }
 
@@ -66,7 +77,8 @@ type SyncReport struct {
 	Events    int // outcome events added
 	// Problems are the findings new in this sync: rejected lines and remarks.
 	Problems []Problem
-	// Torn lists unterminated last lines seen unchanged by two syncs in a row.
+	// Torn lists unterminated last lines of files unwritten for tornAfter:
+	// writes cut short, not writes in progress.
 	Torn []Problem
 	// Rewritten lists files whose past changed: the index was rebuilt from
 	// them, and what the index held beyond the change saved to Recovered.
@@ -93,8 +105,10 @@ type SyncOptions struct {
 }
 
 // Sync brings the index up to date with the files: for each file, one stat
-// when it has not changed; otherwise it reads only the bytes after the synced
-// offset. A file whose past changed is reported and re-read from its start.
+// when it has not changed; when it grew, it reads only the bytes after the
+// synced offset. A file that changed without growing, or was replaced, is
+// compared line by line with the index first. A file whose past changed is
+// reported and re-read from its start.
 func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error) {
 	var rep SyncReport
 	for _, f := range ix.Files {
@@ -131,17 +145,34 @@ func statFile(path string) (stat, error) {
 	return s, nil
 }
 
-func (s stat) same(st db.FileState) bool {
-	return s.dev == st.Dev && s.ino == st.Ino && s.size == st.Size && s.mtimeNS == st.MtimeNS
+// upToDate reports whether the file is as the last sync left it (same
+// inode, size and modification time) with nothing to check in its past.
+func (s stat) upToDate(st db.FileState) bool {
+	return s.dev == st.Dev && s.ino == st.Ino && s.size == st.Size && s.mtimeNS == st.MtimeNS && st.TailHash != pastChanged
 }
 
-// errRewritten signals that a file's synced past no longer matches.
-type errRewritten struct{ reason string }
+// stale reports whether the file has gone unwritten for tornAfter by now: an
+// unterminated last line in it is a write cut short, not one in progress.
+func (s stat) stale(now time.Time) bool {
+	return now.Sub(time.Unix(0, s.mtimeNS)) >= tornAfter
+}
+
+// errRewritten signals that a file's synced past no longer matches, or, when
+// suspect, may not: a line-by-line comparison with the index settles it.
+type errRewritten struct {
+	reason  string
+	suspect bool
+	// st is the file's sync state when the change was found.
+	st db.FileState
+	// diff is the first difference, when a comparison found it already.
+	diff *difference
+}
 
 func (e *errRewritten) Error() string { return e.reason }
 
 func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, rep *SyncReport) error {
 	abs := ix.Project.Path(spec.Path)
+	now := ix.Now()
 	st0, err := statFile(abs)
 	if err != nil {
 		return err
@@ -150,8 +181,8 @@ func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, 
 	if err != nil {
 		return err
 	}
-	if found && st0.same(prev) {
-		if prev.TornLine > 0 {
+	if found && st0.upToDate(prev) {
+		if prev.TornLine > 0 && st0.stale(now) {
 			rep.Torn = append(rep.Torn, tornProblem(spec.Path, prev.TornLine))
 		}
 		return nil
@@ -159,11 +190,25 @@ func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, 
 	if !found && !st0.exists {
 		return nil
 	}
+	// intact is the sync state whose past a comparison found intact: the
+	// batches that follow need not compare it again.
+	var intact *db.FileState
 	for {
-		done, err := ix.syncBatch(ctx, spec, opts, rep)
+		done, err := ix.syncBatch(ctx, spec, opts, now, intact, rep)
 		var rw *errRewritten
 		if errors.As(err, &rw) {
-			if err := ix.recoverRewritten(ctx, spec, rw.reason, rep); err != nil {
+			if rw.suspect {
+				diff, _, err := ix.pastDifference(ctx, spec)
+				if err != nil {
+					return err
+				}
+				if diff == nil {
+					intact = &rw.st
+					continue
+				}
+				rw.diff = diff
+			}
+			if err := ix.recoverRewritten(ctx, spec, rw, rep); err != nil {
 				return err
 			}
 			continue
@@ -176,12 +221,12 @@ func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, 
 
 func tornProblem(path string, line int64) Problem {
 	return Problem{File: path, Line: int(line), LineEnd: int(line), Severity: SevWarning, Code: CodeTorn,
-		Message: "last line has no newline and has not changed since the last sync (a write that never finished?); kept unindexed, and the next append starts on a fresh line"}
+		Message: fmt.Sprintf("last line has no newline and the file has not been written for %v (a write cut short?); kept unindexed, and the next append starts on a fresh line", tornAfter)}
 }
 
 // syncBatch ingests up to batchRecords chunks in one transaction. done is
 // false when more remain.
-func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions, rep *SyncReport) (done bool, err error) {
+func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions, now time.Time, intact *db.FileState, rep *SyncReport) (done bool, err error) {
 	abs := ix.Project.Path(spec.Path)
 	var local SyncReport
 	err = ix.Store.InTx(ctx, func(tx *db.Tx) error {
@@ -194,10 +239,11 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		if err != nil {
 			return err
 		}
-		if found && cur.same(st) {
+		if found && cur.upToDate(st) {
 			done = true
 			return nil
 		}
+		seen := st
 		st.Kind = spec.Kind
 		if !found {
 			if err := tx.SaveFileState(ctx, &st); err != nil {
@@ -206,7 +252,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		}
 		if !cur.exists {
 			if st.SyncedOffset > 0 {
-				return &errRewritten{reason: "the file is gone"}
+				return &errRewritten{reason: "the file is gone", st: seen}
 			}
 			done = true
 			return nil
@@ -216,7 +262,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			return fmt.Errorf("sync %s: %w", spec.Path, err)
 		}
 		defer f.Close()
-		if err := checkPast(f, cur.size, st); err != nil {
+		if err := checkPast(f, cur, seen, intact); err != nil {
 			return err
 		}
 		if _, err := f.Seek(st.SyncedOffset, io.SeekStart); err != nil {
@@ -227,13 +273,12 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			return err
 		}
 		in := ingester{tx: tx, file: spec.Path, st: &st, rep: &local}
-		prevTorn, prevTornSize := st.TornLine, st.TornSize
 		st.TornLine, st.TornSize = 0, 0
 		n := 0
 		err = produce(ctx, NewReader(f, spec.Path, st.SyncedOffset, int(st.SyncedLines)), spec.Kind, batchRecords, func(p *parsed) error {
 			if p.c.Kind == Pending {
 				st.TornLine, st.TornSize = int64(p.c.Line), cur.size-p.c.Offset
-				if prevTorn == st.TornLine && prevTornSize == st.TornSize {
+				if cur.stale(now) {
 					local.Torn = append(local.Torn, tornProblem(spec.Path, st.TornLine))
 				}
 				return nil
@@ -289,22 +334,49 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 	return done, nil
 }
 
-// checkPast verifies that the bytes sync already read are still there.
-func checkPast(f *os.File, size int64, st db.FileState) error {
+// checkPast verifies that the bytes sync already read are still there,
+// reading only the last of them so that syncing a grown file costs O(new
+// bytes). An append always grows a file in place, so a file that changed
+// without growing, or was replaced, is suspect: the caller compares it line
+// by line, unless it found intact the past of this very state.
+func checkPast(f *os.File, cur stat, st db.FileState, intact *db.FileState) error {
 	if st.SyncedOffset == 0 {
 		return nil
 	}
-	if size < st.SyncedOffset {
-		return &errRewritten{reason: fmt.Sprintf("the file shrank from at least %d to %d bytes", st.SyncedOffset, size)}
+	if cur.size < st.SyncedOffset {
+		return &errRewritten{reason: fmt.Sprintf("the file shrank from at least %d to %d bytes", st.SyncedOffset, cur.size), st: st}
 	}
-	h, err := tailHash(f, st.SyncedOffset)
-	if err != nil {
-		return err
+	if st.TailHash != pastChanged {
+		h, err := tailHash(f, st.SyncedOffset)
+		if err != nil {
+			return err
+		}
+		if h != st.TailHash {
+			return &errRewritten{reason: "bytes already indexed have changed", st: st}
+		}
 	}
-	if h != st.TailHash {
-		return &errRewritten{reason: "bytes already indexed have changed"}
+	compared := intact != nil && *intact == st
+	if why := suspectPast(cur, st); why != "" && !compared {
+		return &errRewritten{reason: why, suspect: true, st: st}
 	}
 	return nil
+}
+
+// suspectPast says why the bytes sync already read of a file that did not
+// shrink may have changed, or "" when nothing suggests it.
+func suspectPast(cur stat, st db.FileState) string {
+	switch {
+	case st.TailHash == pastChanged:
+		return "bytes already indexed have changed (found by orbit verify)"
+	case st.Size < 0:
+		// The last sync left more to read and its stat unmatched on purpose.
+		return ""
+	case st.Ino != 0 && (cur.dev != st.Dev || cur.ino != st.Ino):
+		return "the file was replaced by another (a new inode)"
+	case cur.size == st.Size && cur.mtimeNS != st.MtimeNS:
+		return "the file was written without growing (an append grows it)"
+	}
+	return ""
 }
 
 // tailHash hashes up to tailWindow bytes before off.
@@ -493,28 +565,44 @@ func decisionRow(p Parsed, c Chunk, fileID int64) db.DecisionRow {
 
 // recoverRewritten handles a file whose past changed: it finds the first
 // line that differs, saves what the index holds from there on (so nothing
-// acknowledged is lost even if the file lost it), and re-reads the file.
-func (ix *Index) recoverRewritten(ctx context.Context, spec FileSpec, reason string, rep *SyncReport) error {
-	first, err := ix.firstDifference(ctx, spec)
-	if err != nil {
-		return err
-	}
-	var saved string
-	err = ix.Store.InTx(ctx, func(tx *db.Tx) error {
-		st, found, err := tx.FileState(ctx, spec.Path)
-		if err != nil || !found {
+// acknowledged is lost even if the file lost it), and resets the file's part
+// of the index for the caller to re-read. If another sync has changed the
+// file's state since the change was found, it leaves the file to the next
+// batch, which checks it again.
+func (ix *Index) recoverRewritten(ctx context.Context, spec FileSpec, rw *errRewritten, rep *SyncReport) error {
+	var first difference
+	if rw.diff != nil {
+		first = *rw.diff
+	} else {
+		var err error
+		if first, err = ix.firstDifference(ctx, spec); err != nil {
 			return err
 		}
-		saved, err = ix.saveFrom(ctx, tx, spec, st.ID, int64(first.line))
+	}
+	var saved string
+	handled := false
+	err := ix.Store.InTx(ctx, func(tx *db.Tx) error {
+		st, found, err := tx.FileState(ctx, spec.Path)
+		if err != nil || !found || st != rw.st {
+			return err
+		}
+		handled = true
+		raws, err := tx.RawFrom(ctx, st.ID, int64(first.line))
 		if err != nil {
 			return err
 		}
-		return tx.ResetFile(ctx, st.ID)
+		// Reset before writing a file: a damaged index fails here, when no
+		// file has changed and the command may run again on a fresh index.
+		if err := tx.ResetFile(ctx, st.ID); err != nil {
+			return err
+		}
+		saved, err = ix.saveRecovered(spec, raws)
+		return err
 	})
-	if err != nil {
+	if err != nil || !handled {
 		return err
 	}
-	msg := fmt.Sprintf("append-only promise broken: %s; first differing line %d (%s); the index is rebuilt from the file as it is now", reason, first.line, first.what)
+	msg := fmt.Sprintf("append-only promise broken: %s; first differing line %d (%s); the index is rebuilt from the file as it is now", rw.reason, first.line, first.what)
 	if saved != "" {
 		msg += "; the records the index held from that line on are saved in " + saved
 		rep.Recovered = append(rep.Recovered, saved)
@@ -523,13 +611,12 @@ func (ix *Index) recoverRewritten(ctx context.Context, spec FileSpec, reason str
 	return nil
 }
 
-// saveFrom writes the raw records the index holds for a file from line on to
-// a recovery file beside the journal, and returns its path relative to the
-// root ("" when there was nothing to save).
-func (ix *Index) saveFrom(ctx context.Context, tx *db.Tx, spec FileSpec, fileID, line int64) (string, error) {
-	raws, err := tx.RawFrom(ctx, fileID, line)
-	if err != nil || len(raws) == 0 {
-		return "", err
+// saveRecovered writes raw records the index held for a file to a recovery
+// file beside the journal, and returns its path relative to the root (""
+// when there was nothing to save).
+func (ix *Index) saveRecovered(spec FileSpec, raws []string) (string, error) {
+	if len(raws) == 0 {
+		return "", nil
 	}
 	base := strings.TrimSuffix(filepath.Base(spec.Path), filepath.Ext(spec.Path))
 	rel := filepath.Join(filepath.Dir(spec.Path), fmt.Sprintf("orbit-recovered-%s-%s.jsonl", base, ix.Now().UTC().Format("20060102T150405.000000000Z")))

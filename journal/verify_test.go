@@ -69,6 +69,35 @@ func TestVerify(t *testing.T) {
 			findings: decFile + ":6 warning torn; " + tsWarning,
 		},
 		{
+			// A write cut short, then a record: a warning, not a
+			// rejected line, and the journal and index agree.
+			name: "torn fragment before a record",
+			after: func(t *testing.T, e *testEnv) {
+				e.appendRaw(decFile, `{"id":"iter-1-5","input":"Schl`+"\xc3\n"+lines(dec("iter-1-6", 1, 6)))
+				e.sync()
+			},
+			ok:       true,
+			findings: tsWarning + "; " + decFile + ":6 warning torn",
+			check: func(t *testing.T, rep VerifyReport) {
+				if f := rep.Files[0]; f.Records != 5 || f.Indexed != 5 || f.Rejected != 0 || f.Unsynced != 0 {
+					t.Errorf("Files[0] = %+v; want 5 records indexed, nothing rejected or unsynced", f)
+				}
+			},
+		},
+		{
+			name: "torn fragment not synced yet",
+			after: func(t *testing.T, e *testEnv) {
+				e.appendRaw(decFile, `{"id":"iter-1-5","retrograde":{"outcome":"N/A"}`+"\n"+lines(dec("iter-1-6", 1, 6)))
+			},
+			ok:       true,
+			findings: decFile + ":6 warning unsynced; " + tsWarning,
+			check: func(t *testing.T, rep VerifyReport) {
+				if f := rep.Files[0]; f.Records != 5 || f.Indexed != 4 || f.Unsynced != 2 {
+					t.Errorf("Files[0] = %+v; want 5 records, 4 indexed, 2 lines unsynced", f)
+				}
+			},
+		},
+		{
 			name: "lines not synced yet",
 			after: func(t *testing.T, e *testEnv) {
 				e.appendRaw(decFile, lines(dec("iter-2-1", 2, 5), "", `{"id":"bad"}`, dec("iter-2-2", 2, 6)))

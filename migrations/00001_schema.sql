@@ -8,9 +8,12 @@
 -- One row per authoritative file that sync reads (decision journal,
 -- retrograde journal). offset/lines mark the end of the last complete record
 -- ingested; tail_hash is sha256 of up to 4096 bytes before offset, so a grown
--- file is checked cheaply for a rewritten past. records, events, rejected
--- and warnings count what was indexed from the file, so that totals never
--- need a count(*) over a million rows.
+-- file is checked cheaply for a rewritten past (a file that did not grow, or
+-- is another inode, is compared line by line), or 'past-changed' once verify
+-- found the past changed, so that the next sync compares and rebuilds it.
+-- torn_line/torn_size locate an unterminated last line. records, events,
+-- rejected and warnings count what was indexed from the file, so that
+-- totals never need a count(*) over a million rows.
 CREATE TABLE journal_files (
     id            INTEGER PRIMARY KEY,
     path          TEXT    NOT NULL UNIQUE,

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // decisionLine is a valid journal line for id.
@@ -81,21 +83,32 @@ func TestSyncBadLineNamedByLogToo(t *testing.T) {
 	}
 }
 
-// TestSyncTornLine appends half a line: sync leaves it until the writer
-// finishes it, then indexes it.
+// TestSyncTornLine appends half a line: sync leaves it while the writer may
+// still finish it, says so once the file has gone unwritten for a while,
+// and indexes the line once it is finished.
 func TestSyncTornLine(t *testing.T) {
 	p := projectWith(t, "journal.jsonl")
 	p.mustRun("sync")
 	line := decisionLine("iter-4-1", 4)
 	p.appendRaw(journalRel, line[:40])
-
-	res := p.mustRun("sync")
-	if !strings.HasPrefix(res.stdout, "synced: +0 decisions") || res.stderr != "" {
-		t.Errorf("sync with a torn line = %q, stderr %q; want +0 decisions and nothing on stderr", res.stdout, res.stderr)
+	// Written just now, by the commands' clock.
+	if err := os.Chtimes(p.path(journalRel), testNow, testNow); err != nil {
+		t.Fatal(err)
 	}
-	res = p.mustRun("sync")
+
+	for range 2 {
+		res := p.mustRun("sync")
+		if !strings.HasPrefix(res.stdout, "synced: +0 decisions") || res.stderr != "" {
+			t.Errorf("sync with a torn line = %q, stderr %q; want +0 decisions and nothing on stderr", res.stdout, res.stderr)
+		}
+	}
+	// Unwritten for a minute: a write cut short.
+	if err := os.Chtimes(p.path(journalRel), testNow.Add(-time.Minute), testNow.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	res := p.mustRun("sync")
 	if want := "orbit: .claude/ceo-loop-decisions.jsonl:7: warning: last line has no newline"; !strings.HasPrefix(res.stderr, want) {
-		t.Errorf("second sync with the same torn line: stderr %q; want it to start %q", res.stderr, want)
+		t.Errorf("sync with the same torn line a minute later: stderr %q; want it to start %q", res.stderr, want)
 	}
 
 	p.appendRaw(journalRel, line[40:]+"\n")

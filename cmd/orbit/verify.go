@@ -24,10 +24,12 @@ func newCmdVerify(f *Factory, runF func(*verifyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check that the journal files and the index agree",
-		Long: `Read every journal file in full and compare it with the index, line by line,
-changing neither: the same records with the same bytes in the same order
-(the append-only promise), rejected lines, duplicate ids, torn last lines,
-and lines not yet synced. Each finding is named by file:line.
+		Long: `Read every journal file in full and compare it with the index, line by line:
+the same records with the same bytes in the same order (the append-only
+promise), rejected lines, duplicate ids, torn last lines, and lines not yet
+synced. Each finding is named by file:line. The journal files are never
+changed; when a file's past has changed, verify marks it in the index so
+that the next sync compares it in full and rebuilds it.
 
 Exit status 0 when journal and index agree (warnings and torn fragments
 allowed), 3 when there is any other finding.`,
