@@ -67,6 +67,9 @@ CREATE TABLE decisions (
 CREATE INDEX decisions_category     ON decisions (category, seq);
 CREATE INDEX decisions_iteration    ON decisions (iteration, seq);
 CREATE INDEX decisions_request      ON decisions (request_id) WHERE request_id <> '';
+-- The session's decisions (since the loop started) for the progress file and
+-- the Stop hook's summary, without a scan of the whole journal.
+CREATE INDEX decisions_time         ON decisions (ts_ns);
 -- verification stays PENDING in every line orbit writes (outcomes are events,
 -- never edits), so only the other values are worth an index.
 CREATE INDEX decisions_verification ON decisions (verification, seq) WHERE verification <> 'PENDING';
@@ -88,6 +91,8 @@ CREATE TABLE outcome_events (
     raw         TEXT    NOT NULL DEFAULT ''
 );
 CREATE INDEX outcome_events_decision ON outcome_events (decision_id, at_ns, src_rank, line);
+-- The latest outcomes, and those since the previous Stop, in event order.
+CREATE INDEX outcome_events_time ON outcome_events (at_ns, src_rank, line);
 
 -- The current outcome of every decision that has an event: its latest one.
 -- A narrow table kept by an upsert per sync batch, so that recording an
