@@ -615,3 +615,49 @@ func TestImportDecisionsSameTrackID(t *testing.T) {
 		t.Errorf("appended/skipped/conflicts per track = %s, sync errors %d; want 1/0/0 0/1/0 0/0/1 and none", got, rep.Sync.Errors())
 	}
 }
+
+// A same-length edit of a line far before the end (past the tail hash) is
+// still noticed: the file changed without growing, so sync compares it line
+// by line, reports the rewrite and counts the hits as the file now says.
+func TestJournalSameLengthRewrite(t *testing.T) {
+	e := newTestEnv(t)
+	e.withErrors("template.errors.json")
+	e.sync()
+	const n = 60
+	for range n {
+		e.match("NEXT_REDIRECT", 1)
+	}
+	e.sync()
+	rs, _ := e.k.List(e.ctx, Filter{File: knowledgeFile(ErrorsFile)})
+	if rs[1].Hits != n || rs[0].Hits != 0 {
+		t.Fatalf("hits %s=%d %s=%d; want %d and 0", rs[0].Key, rs[0].Hits, rs[1].Key, rs[1].Hits, n)
+	}
+	data := e.read(JournalFile)
+	first := bytes.IndexByte(data, '\n')
+	if len(data)-first <= tailWindow {
+		t.Fatalf("journal of %d bytes: line 1 must lie before the tail hash's %d bytes", len(data), tailWindow)
+	}
+	line1 := bytes.Replace(data[:first], []byte(`"`+rs[1].Key+`"`), []byte(`"`+rs[0].Key+`"`), 1)
+	if len(line1) != first || bytes.Equal(line1, data[:first]) {
+		t.Fatalf("edit of line 1 %q did not keep its length or change it", line1)
+	}
+	e.write(JournalFile, append(line1, data[first:]...))
+
+	rep := e.sync()
+	if len(rep.Rewritten) != 1 {
+		t.Errorf("same-length rewrite: %+v; want it reported", rep.Rewritten)
+	}
+	rs, _ = e.k.List(e.ctx, Filter{File: knowledgeFile(ErrorsFile)})
+	if rs[0].Hits != 1 || rs[1].Hits != n-1 {
+		t.Errorf("after the rewrite hits %s=%d %s=%d; want 1 and %d", rs[0].Key, rs[0].Hits, rs[1].Key, rs[1].Hits, n-1)
+	}
+
+	// Touching the file without changing it is not a rewrite.
+	now := time.Now().Add(time.Minute)
+	if err := os.Chtimes(e.path(JournalFile), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if rep := e.sync(); len(rep.Rewritten) != 0 {
+		t.Errorf("touched journal reported rewritten: %+v", rep.Rewritten)
+	}
+}

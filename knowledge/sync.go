@@ -620,6 +620,14 @@ func (k *Index) syncJournal(ctx context.Context, rep *SyncReport) error {
 				return herr
 			} else if h != st.TailHash {
 				err = reset("bytes already indexed have changed")
+			} else if suspectPast(cur, st) {
+				same, cerr := pastIndexed(ctx, tx, f, st)
+				if cerr != nil {
+					return cerr
+				}
+				if !same {
+					err = reset("bytes already indexed have changed")
+				}
 			}
 			if err != nil {
 				return err
@@ -676,6 +684,57 @@ func (k *Index) syncJournal(ctx context.Context, rep *SyncReport) error {
 	}
 	rep.merge(local)
 	return nil
+}
+
+// suspectPast reports whether the knowledge journal changed in a way an
+// append cannot: it was replaced (a new inode) or written without growing.
+// The tail hash covers only the last bytes, so such a file is compared
+// line by line.
+func suspectPast(cur stat, st fileState) bool {
+	if st.Size < 0 {
+		return false // the last sync left a line being written on purpose
+	}
+	return st.Ino != 0 && (cur.dev != st.Dev || cur.ino != st.Ino) || cur.size == st.Size && cur.mtimeNS != st.MtimeNS
+}
+
+// pastIndexed reports whether the journal's lines up to the synced offset
+// still say what the index holds for them, event by event.
+func pastIndexed(ctx context.Context, tx *db.Tx, f *os.File, st fileState) (bool, error) {
+	buf := make([]byte, st.SyncedOffset)
+	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("knowledge: read %s: %w", JournalFile, err)
+	}
+	type event struct {
+		Line                                    int64
+		Event, Path, EntryID, TS, Before, After string
+	}
+	var indexed []event
+	if err := tx.SelectContext(ctx, &indexed, `SELECT line, event, path, entry_id AS entryid, ts, before_hash AS before, after_hash AS after
+		FROM knowledge_events WHERE file_id = ? ORDER BY line`, st.ID); err != nil {
+		return false, fmt.Errorf("knowledge: sync %s: %w", JournalFile, err)
+	}
+	var read []event
+	line := int64(0)
+	for _, l := range bytes.SplitAfter(buf, []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		line++
+		text := bytes.TrimSpace(l)
+		if len(text) == 0 {
+			continue
+		}
+		ev, p := parseJournalLine(JournalFile, int(line), text)
+		if p != nil {
+			continue
+		}
+		path := ev.File
+		if ev.Event == "source" {
+			path = ev.Dir
+		}
+		read = append(read, event{line, ev.Event, filepath.Clean(path), ev.ID, ev.TS, ev.Before, ev.After})
+	}
+	return line == st.SyncedLines && slices.Equal(read, indexed), nil
 }
 
 // parseJournalLine decodes and checks one knowledge journal line.
