@@ -1,6 +1,7 @@
 package precedent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -111,35 +112,109 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 const maxTerms = 16
 
 // score returns bm25 scores (higher is better) by journal position.
+//
+// FTS5's own bm25() counts, before it scores a row, every row that holds
+// each query term: on 1M decisions a common word costs tens of
+// milliseconds. So the pool (the Pool newest decisions holding any query
+// word, read newest first, which FTS5 does without scoring) is scored here,
+// by the same formula, with each term's document count taken from the
+// pool: exact when the pool holds every match, else the term's share of
+// the pool's span of the journal, scaled to the whole.
 func score(ctx context.Context, store *db.Store, tokens []string, opts Options) (map[int64]float64, error) {
 	w := opts.Weights
-	scores := map[int64]float64{}
-	rows, err := store.DB.QueryxContext(ctx, `SELECT rowid, bm25(decisions_fts, ?, ?, ?, ?) FROM decisions_fts
-		WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`,
-		w.Input, w.Reason, w.NextAction, w.Context, MatchAny(tokens), opts.Pool)
+	weights := [4]float64{w.Input, w.Reason, w.NextAction, w.Context}
+	st, err := readStats(ctx, store)
+	if err != nil || st.rows == 0 {
+		return map[int64]float64{}, err
+	}
+	rows, err := store.DB.QueryxContext(ctx, `SELECT rowid, input, reason, next_action, context FROM decisions_fts
+		WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, MatchAny(tokens), opts.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	defer rows.Close()
-	best := 0.0
+	t := newTerms(tokens)
+	type doc struct {
+		seq  int64
+		cols [4]string
+	}
+	var pool []doc
 	for rows.Next() {
-		var seq int64
-		var s float64
-		if err := rows.Scan(&seq, &s); err != nil {
+		var d doc
+		if err := rows.Scan(&d.seq, &d.cols[0], &d.cols[1], &d.cols[2], &d.cols[3]); err != nil {
 			return nil, fmt.Errorf("precedent: search: %w", err)
 		}
-		scores[seq] = -s
-		best = max(best, -s)
+		pool = append(pool, d)
 	}
-	if err := rows.Err(); err != nil || len(tokens) < 2 {
-		return scores, err
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	rows.Close()
-	// Older decisions holding every word: scored as high as the best of the
-	// newest (they match at least as well), so rank and recency decide.
+	// How often each document holds each term (bm25 weighs the count by
+	// the column's weight), its length, and how many documents hold each.
+	freq := make([][]float64, len(pool))
+	dl := make([]int, len(pool))
+	hits := make([]float64, len(tokens))
+	tf := make([]int, len(tokens))
+	var buf []byte
+	for i := range pool {
+		freq[i] = make([]float64, len(tokens))
+		held := make([]bool, len(tokens))
+		for c, text := range pool[i].cols {
+			clear(tf)
+			var n int
+			n, buf = t.scan(text, tf, buf)
+			dl[i] += n
+			for j, k := range tf {
+				freq[i][j] += weights[c] * float64(k)
+				held[j] = held[j] || k > 0
+			}
+		}
+		for j, h := range held {
+			if h {
+				hits[j]++
+			}
+		}
+	}
+	if len(pool) == opts.Pool {
+		// The pool is the newest part of the matches: scale its counts to
+		// the journal from the span of row ids it covers.
+		var top int64
+		if err := store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
+			return nil, fmt.Errorf("precedent: search: %w", err)
+		}
+		if span := top - pool[len(pool)-1].seq + 1; span > 0 {
+			for j := range hits {
+				hits[j] = min(hits[j]*float64(st.rows)/float64(span), float64(st.rows))
+			}
+		}
+	}
+	idfs := make([]float64, len(tokens))
+	for j, h := range hits {
+		idfs[j] = idf(st.rows, h)
+	}
+	scores := make(map[int64]float64, len(pool))
+	best := 0.0
+	for i, d := range pool {
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(dl[i])/st.avgdl)
+		s := 0.0
+		for j, f := range freq[i] {
+			s += idfs[j] * (f * (bm25K1 + 1)) / (f + norm)
+		}
+		scores[d.seq] = s
+		best = max(best, s)
+	}
+	if len(tokens) < 2 || len(pool) < opts.Pool {
+		return scores, nil // a pool short of its bound holds every match
+	}
+	// Older decisions holding the query's rarest words (all of them when
+	// there are few): scored as high as the best of the newest (they match
+	// at least as well), so rank and recency decide. The rarest words keep
+	// this bounded: FTS5 finds rows holding every word of a long query by
+	// walking each word's whole list of rows.
 	var all []int64
 	if err := store.DB.SelectContext(ctx, &all, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ?
-		ORDER BY rowid DESC LIMIT ?`, MatchAll(tokens), opts.K*4); err != nil {
+		ORDER BY rowid DESC LIMIT ?`, MatchAll(rarest(tokens, hits, allTerms)), opts.K*4); err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	for _, seq := range all {
@@ -148,6 +223,30 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 		}
 	}
 	return scores, nil
+}
+
+// allTerms is how many of a query's rarest words an older decision must
+// hold to join the pool.
+const allTerms = 3
+
+// rarest returns the n tokens held by the fewest documents (by hits), in
+// query order.
+func rarest(tokens []string, hits []float64, n int) []string {
+	if len(tokens) <= n {
+		return tokens
+	}
+	idx := make([]int, len(tokens))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(hits[a], hits[b]) })
+	idx = idx[:n]
+	slices.Sort(idx)
+	out := make([]string, n)
+	for i, j := range idx {
+		out[i] = tokens[j]
+	}
+	return out
 }
 
 // rank orders the scored decisions: decisions proved wrong after the others
