@@ -98,25 +98,25 @@ func (s *Store) LoopEvents(ctx context.Context, framework, loopID string) ([]Loo
 }
 
 // LoopEventsMark returns where the next sync of the loop event journal
-// starts: the end of the last indexed line, and its line number.
-func (s *Store) LoopEventsMark(ctx context.Context) (offset, line int64, err error) {
+// starts: the end of the last indexed line, its line number and its bytes.
+func (s *Store) LoopEventsMark(ctx context.Context) (offset, line int64, raw string, err error) {
 	return loopEventsMark(ctx, s.DB)
 }
 
 // LoopEventsMark is Store.LoopEventsMark inside the transaction.
-func (tx *Tx) LoopEventsMark(ctx context.Context) (offset, line int64, err error) {
+func (tx *Tx) LoopEventsMark(ctx context.Context) (offset, line int64, raw string, err error) {
 	return loopEventsMark(ctx, tx)
 }
 
-func loopEventsMark(ctx context.Context, q sqlx.QueryerContext) (offset, line int64, err error) {
-	err = q.QueryRowxContext(ctx, `SELECT end_offset, line FROM loop_events ORDER BY end_offset DESC LIMIT 1`).Scan(&offset, &line)
+func loopEventsMark(ctx context.Context, q sqlx.QueryerContext) (offset, line int64, raw string, err error) {
+	err = q.QueryRowxContext(ctx, `SELECT end_offset, line, raw FROM loop_events ORDER BY end_offset DESC LIMIT 1`).Scan(&offset, &line, &raw)
 	if isNoRows(err) {
-		return 0, 0, nil
+		return 0, 0, "", nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("read loop event sync mark: %w", err)
+		return 0, 0, "", fmt.Errorf("read loop event sync mark: %w", err)
 	}
-	return offset, line, nil
+	return offset, line, raw, nil
 }
 
 // ResetLoops forgets every indexed loop and loop event (the journal's past

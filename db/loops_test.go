@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/orbit-loop/orbit/db"
@@ -24,7 +25,7 @@ func TestLoopEvents(t *testing.T) {
 		Iteration: sql.NullInt64{Int64: 1, Valid: true}, MaxIterations: sql.NullInt64{Int64: 10, Valid: true}},
 		db.LoopEventRow{Line: 1, EndOffset: 100, At: "t1", Kind: "seen", Status: "running"})
 	insert(db.LoopRow{Framework: "ccw", LoopID: "a", Status: "stopped", NativeStatus: "failed"},
-		db.LoopEventRow{Line: 2, EndOffset: 180, At: "t2", Kind: "stop", Status: "stopped", Detail: "enough"})
+		db.LoopEventRow{Line: 2, EndOffset: 180, At: "t2", Kind: "stop", Status: "stopped", Detail: "enough", Raw: `{"event":"stop","detail":"enough"}`})
 	insert(db.LoopRow{Framework: "ccw", LoopID: "a", Status: "running"},
 		db.LoopEventRow{Line: 2, EndOffset: 180, At: "t2", Kind: "stop"}) // the same line again
 	rows, err := store.Loops(ctx)
@@ -42,9 +43,9 @@ func TestLoopEvents(t *testing.T) {
 	if err != nil || len(evs) != 2 || evs[1].Detail != "enough" {
 		t.Errorf("events %+v %v", evs, err)
 	}
-	off, line, err := store.LoopEventsMark(ctx)
-	if off != 180 || line != 2 || err != nil {
-		t.Errorf("mark %d, %d, %v; want 180, 2", off, line, err)
+	off, line, raw, err := store.LoopEventsMark(ctx)
+	if off != 180 || line != 2 || err != nil || !strings.Contains(raw, "enough") {
+		t.Errorf("mark %d, %d, %q, %v; want 180, 2 and the last line", off, line, raw, err)
 	}
 	if err := store.InTx(ctx, func(tx *db.Tx) error { return tx.ResetLoops(ctx) }); err != nil {
 		t.Fatal(err)

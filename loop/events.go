@@ -118,8 +118,8 @@ func (h *History) append(a *journal.Appender, evs []Event) error {
 
 // Sync indexes the journal's lines past the index's mark. A line that is
 // not an event is reported (file:line) and left in the file. A journal
-// whose past changed (shorter than the mark, or no line end at it) is
-// indexed again from the start.
+// whose past changed (shorter than the mark, or its last indexed line no
+// longer where it was) is indexed again from the start.
 func (h *History) Sync(ctx context.Context) ([]Problem, error) {
 	path := h.Path()
 	fi, err := os.Stat(path)
@@ -129,12 +129,14 @@ func (h *History) Sync(ctx context.Context) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	mark, _, err := h.Store.LoopEventsMark(ctx)
+	mark, _, raw, err := h.Store.LoopEventsMark(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if mark == fi.Size() {
-		return nil, nil
+		if same, err := lastLineIs(path, mark, raw); err != nil || same {
+			return nil, err
+		}
 	}
 	var probs []Problem
 	err = h.Store.InTx(ctx, func(tx *db.Tx) error {
@@ -144,11 +146,11 @@ func (h *History) Sync(ctx context.Context) ([]Problem, error) {
 			return err
 		}
 		defer f.Close()
-		mark, line, err := tx.LoopEventsMark(ctx)
+		mark, line, raw, err := tx.LoopEventsMark(ctx)
 		if err != nil {
 			return err
 		}
-		if rewritten(f, mark) {
+		if !endsWith(f, mark, raw) {
 			if err := tx.ResetLoops(ctx); err != nil {
 				return err
 			}
@@ -189,15 +191,42 @@ func (h *History) Sync(ctx context.Context) ([]Problem, error) {
 	return probs, err
 }
 
-// rewritten reports whether the journal no longer holds what was indexed
-// up to mark: it is shorter, or the byte before mark is not a line end.
-func rewritten(f *os.File, mark int64) bool {
+// lastLineIs reports whether the journal at path still ends its indexed
+// part, at mark, with the last line indexed (raw).
+func lastLineIs(path string, mark int64, raw string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	return endsWith(f, mark, raw), nil
+}
+
+// endsWith reports whether the journal still holds what was indexed up to
+// mark, as far as its last line tells: the bytes before mark are that
+// line (raw) and its line end. A journal cut shorter, or whose last
+// indexed line changed or moved, fails it, and is indexed again from the
+// start.
+func endsWith(f *os.File, mark int64, raw string) bool {
 	if mark == 0 {
+		return true
+	}
+	n := int64(len(raw)) + 1
+	if mark < n {
 		return false
 	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, mark-n); err != nil {
+		return false
+	}
+	return b[n-1] == '\n' && string(b[:n-1]) == raw && (mark == n || lineEndBefore(f, mark-n))
+}
+
+// lineEndBefore reports whether the byte before off is a line end.
+func lineEndBefore(f *os.File, off int64) bool {
 	var b [1]byte
-	n, err := f.ReadAt(b[:], mark-1)
-	return n != 1 || err != nil && !errors.Is(err, io.EOF) || b[0] != '\n'
+	_, err := f.ReadAt(b[:], off-1)
+	return err == nil && b[0] == '\n'
 }
 
 func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {

@@ -150,3 +150,49 @@ func TestSyncJournalDrift(t *testing.T) {
 		t.Errorf("loops after the journal was rewritten: %+v", rows)
 	}
 }
+
+// Edits the mark alone cannot see: the last indexed line changed in place
+// (same length, so the file did not grow), and a rewrite that leaves a line
+// end exactly at the mark. Both are indexed again from the start.
+func TestSyncJournalPastEdited(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	h := openHistory(t, root)
+	ctx := context.Background()
+	journal := filepath.Join(root, loop.EventsFile)
+	line := func(id, kind, status string) string {
+		return `{"ts":"2026-03-09T12:00:00.000Z","framework":"ccw","loop":"` + id + `","event":"` + kind + `","status":"` + status + `"}` + "\n"
+	}
+	write(t, journal, line("a", "seen", "running")+line("a", "stop", "stopped"))
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The last line edited in place: another loop id, the same length.
+	write(t, journal, line("a", "seen", "running")+line("b", "stop", "stopped"))
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := kindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"stop:stopped"}) {
+		t.Errorf("after the same-length edit, history of b %q", got)
+	}
+	if got := kindsOf(t, h, "ccw", "a"); !slices.Equal(got, []string{"seen:running"}) {
+		t.Errorf("after the same-length edit, history of a %q", got)
+	}
+	// A line inserted before the last moves it: a line end still falls on
+	// the old mark, but the last indexed line is no longer before it.
+	first := line("c", "seen", "running")
+	pad := strings.Repeat(" ", len(line("a", "seen", "running"))-1)
+	write(t, journal, first+pad+"\n"+line("b", "stop", "stopped"))
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := h.Store.Loops(ctx)
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.LoopID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"b", "c"}) {
+		t.Errorf("loops after the rewrite %q; want b and c", ids)
+	}
+}
