@@ -417,3 +417,25 @@ func (s *Store) EventsSince(ctx context.Context, sinceNS int64, n int) ([]Event,
 	}
 	return out, nil
 }
+
+// TallyRow is how many decisions have one tier, category and decision.
+type TallyRow struct {
+	Tier     string `db:"tier"`
+	Category string `db:"category"`
+	Decision string `db:"decision"`
+	N        int64  `db:"n"`
+	// Last is the highest journal position counted in the row.
+	Last int64 `db:"last"`
+}
+
+// DecisionTally counts the decisions after journal position seq (all with
+// 0) by tier, category and decision: a range of the table, so a caller
+// that keeps a tally counts only what is new.
+func (s *Store) DecisionTally(ctx context.Context, seq int64) ([]TallyRow, error) {
+	var out []TallyRow
+	if err := s.DB.SelectContext(ctx, &out, `SELECT tier, category, decision, count(*) AS n, max(seq) AS last
+		FROM decisions WHERE seq > ? GROUP BY 1, 2, 3`, seq); err != nil {
+		return nil, fmt.Errorf("tally decisions: %w", err)
+	}
+	return out, nil
+}

@@ -21,6 +21,7 @@ type metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.HistogramVec
 	commits  prometheus.Histogram
+	index    *indexCollector
 }
 
 func newMetrics(s *Server) *metrics {
@@ -33,7 +34,8 @@ func newMetrics(s *Server) *metrics {
 		Name: "orbit_decision_commit_batch_size", Help: "Decisions recorded per group commit.",
 		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 	})
-	m.reg.MustRegister(m.requests, m.commits, &indexCollector{s: s}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.index = &indexCollector{s: s}
+	m.reg.MustRegister(m.requests, m.commits, m.index, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -65,22 +67,67 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 }
 
 // indexCollector reads the index's figures at scrape time. The count of
-// decisions by tier, category and decision is a scan, so it is cached per
-// index generation.
+// decisions by tier, category and decision is kept between scrapes and
+// brought up to date by counting only the decisions added since; it is
+// counted again in full when the index lost decisions (a journal's past
+// was rewritten, the index rebuilt), which the per-file totals sync keeps
+// tell.
 type indexCollector struct {
 	s *Server
 
-	mu     sync.Mutex
-	gen    int64
-	counts []tierCount
-	cached bool
+	mu    sync.Mutex
+	gen   int64
+	tally map[tallyKey]int64
+	total int64 // decisions in tally
+	last  int64 // highest journal position counted
 }
 
-type tierCount struct {
-	Tier     string `db:"tier"`
-	Category string `db:"category"`
-	Decision string `db:"decision"`
-	N        int64  `db:"n"`
+type tallyKey struct{ tier, category, decision string }
+
+// warm counts the decisions once, ahead of the first scrape: on a
+// million decisions the full count takes seconds, the updates after it
+// milliseconds.
+func (c *indexCollector) warm(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = c.refresh(ctx) // a failure is retried by the first scrape
+}
+
+// refresh brings the tally up to the index's current state.
+func (c *indexCollector) refresh(ctx context.Context) error {
+	g := c.s.gen.Load()
+	if c.tally != nil && g == c.gen {
+		return nil
+	}
+	counts, err := c.s.reads.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := c.s.reads.DecisionTally(ctx, c.last)
+	if err != nil {
+		return err
+	}
+	added := int64(0)
+	for _, r := range rows {
+		added += r.N
+	}
+	if c.tally == nil || c.total+added != counts.Decisions {
+		// The first scrape, or decisions were lost: count them all (rows
+		// already did when nothing was counted before).
+		if c.last > 0 {
+			if rows, err = c.s.reads.DecisionTally(ctx, 0); err != nil {
+				return err
+			}
+		}
+		c.tally, c.total, c.last = map[tallyKey]int64{}, 0, 0
+	}
+	for _, r := range rows {
+		c.tally[tallyKey{r.Tier, r.Category, r.Decision}] += r.N
+		c.total += r.N
+		c.last = max(c.last, r.Last)
+	}
+	c.gen = g
+	return nil
 }
 
 var (
@@ -105,14 +152,9 @@ func (c *indexCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	s := c.s
 	c.mu.Lock()
-	if g := s.gen.Load(); !c.cached || g != c.gen {
-		var counts []tierCount
-		if err := s.reads.DB.SelectContext(ctx, &counts, `SELECT tier, category, decision, count(*) AS n FROM decisions GROUP BY 1, 2, 3`); err == nil {
-			c.counts, c.gen, c.cached = counts, g, true
-		}
-	}
-	for _, t := range c.counts {
-		ch <- prometheus.MustNewConstMetric(descDecisions, prometheus.GaugeValue, float64(t.N), t.Tier, t.Category, t.Decision)
+	_ = c.refresh(ctx) // on failure, the last tally (a scrape reports what it can)
+	for k, n := range c.tally {
+		ch <- prometheus.MustNewConstMetric(descDecisions, prometheus.GaugeValue, float64(n), k.tier, k.category, k.decision)
 	}
 	c.mu.Unlock()
 	if h, err := trust.Current(ctx, s.reads); err == nil {

@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/server"
 )
 
@@ -46,5 +49,64 @@ func TestMetrics(t *testing.T) {
 	}
 	if v := metricValue(t, r.body, "orbit_stale_decisions"); v <= 0 {
 		t.Errorf("orbit_stale_decisions = %v; want > 0 for a synthetic journal", v)
+	}
+}
+
+// TestMetricsDecisionTally: orbit_decisions, kept between scrapes and
+// brought up to date with only what is new, sums to the decisions in the
+// index after appends, and after a rewrite of the journal's past that
+// drops decisions (counted again in full).
+func TestMetricsDecisionTally(t *testing.T) {
+	e := newEnv(t, synthJournal(t, 200), server.Config{})
+	e.serve()
+	sum := func() float64 {
+		t.Helper()
+		r := e.get("/metrics")
+		wantStatus(t, "GET /metrics", r, 200)
+		total := 0.0
+		for _, l := range strings.Split(string(r.body), "\n") {
+			if name, v, ok := strings.Cut(l, " "); ok && strings.HasPrefix(name, "orbit_decisions{") {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatal(l)
+				}
+				total += f
+			}
+		}
+		return total
+	}
+	indexed := func() float64 {
+		t.Helper()
+		c, err := e.store.Counts(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(c.Decisions)
+	}
+	if got := sum(); got != 200 {
+		t.Fatalf("orbit_decisions sums to %v; want 200", got)
+	}
+	e.appendRecords(project.DecisionsFile, ptr(fixedDecision("iter-900-1", 900, "quality")), ptr(fixedDecision("iter-900-2", 900, "architecture")))
+	if !eventually(func() bool { return e.indexed("iter-900-2") }) {
+		t.Fatal("appended decisions not indexed")
+	}
+	wantStatus(t, "POST decisions", e.post("/api/v1/decisions", validDecision), 201)
+	if !eventually(func() bool { return sum() == indexed() }) || indexed() != 203 {
+		t.Fatalf("after appends orbit_decisions sums to %v; index holds %v (want 203)", sum(), indexed())
+	}
+	// Rewrite the past: the first 50 lines gone.
+	data, err := os.ReadFile(e.proj.Path(project.DecisionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(e.proj.Path(project.DecisionsFile), []byte(strings.Join(lines[50:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(func() bool { return indexed() == 153 }) {
+		t.Fatalf("after the rewrite the index holds %v decisions; want 153", indexed())
+	}
+	if got := sum(); got != 153 {
+		t.Errorf("after the rewrite orbit_decisions sums to %v; want 153", got)
 	}
 }

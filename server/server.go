@@ -179,9 +179,10 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	bg, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); s.committer(bg) }()
 	go func() { defer wg.Done(); s.poller(bg) }()
+	go func() { defer wg.Done(); s.metrics.index.warm(bg) }()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	var err error
