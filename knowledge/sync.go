@@ -644,28 +644,18 @@ func (k *Index) syncJournal(ctx context.Context, rep *SyncReport) error {
 			return fmt.Errorf("knowledge: sync %s: %w", rel, err)
 		}
 		defer ins.Close()
-		line := st.SyncedLines
-		for _, l := range bytes.SplitAfter(buf[:end], []byte("\n")) {
-			if len(l) == 0 {
-				continue
-			}
-			line++
-			text := bytes.TrimSpace(l)
-			if len(text) == 0 {
-				continue
-			}
-			ev, p := parseJournalLine(rel, int(line), text)
+		line, err := eachJournalLine(buf[:end], st.SyncedLines, func(line int64, ev journalLine, p *Problem) error {
 			if p != nil {
 				local.Problems = append(local.Problems, *p)
-				continue
+				return nil
 			}
-			path, id := ev.File, ev.ID
-			if ev.Event == "source" {
-				path = ev.Dir
-			}
-			if _, err := ins.ExecContext(ctx, st.ID, line, ev.Event, filepath.Clean(path), id, ev.TS, day(ev.TS), ev.Before, ev.After); err != nil {
+			if _, err := ins.ExecContext(ctx, st.ID, line, ev.Event, ev.path(), ev.ID, ev.TS, day(ev.TS), ev.Before, ev.After); err != nil {
 				return fmt.Errorf("knowledge: sync %s:%d: %w", rel, line, err)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		st.SyncedOffset += int64(end)
 		st.SyncedLines = line
@@ -714,7 +704,20 @@ func pastIndexed(ctx context.Context, tx *db.Tx, f *os.File, st fileState) (bool
 		return false, fmt.Errorf("knowledge: sync %s: %w", JournalFile, err)
 	}
 	var read []event
-	line := int64(0)
+	line, _ := eachJournalLine(buf, 0, func(line int64, ev journalLine, p *Problem) error {
+		if p == nil {
+			read = append(read, event{line, ev.Event, ev.path(), ev.ID, ev.TS, ev.Before, ev.After})
+		}
+		return nil
+	})
+	return line == st.SyncedLines && slices.Equal(read, indexed), nil
+}
+
+// eachJournalLine calls fn for each non-blank line of buf (whole lines of
+// the knowledge journal, numbered on from line) with its event or the
+// problem that keeps it out of the index, and returns the last line's
+// number.
+func eachJournalLine(buf []byte, line int64, fn func(line int64, ev journalLine, p *Problem) error) (int64, error) {
 	for _, l := range bytes.SplitAfter(buf, []byte("\n")) {
 		if len(l) == 0 {
 			continue
@@ -725,16 +728,19 @@ func pastIndexed(ctx context.Context, tx *db.Tx, f *os.File, st fileState) (bool
 			continue
 		}
 		ev, p := parseJournalLine(JournalFile, int(line), text)
-		if p != nil {
-			continue
+		if err := fn(line, ev, p); err != nil {
+			return line, err
 		}
-		path := ev.File
-		if ev.Event == "source" {
-			path = ev.Dir
-		}
-		read = append(read, event{line, ev.Event, filepath.Clean(path), ev.ID, ev.TS, ev.Before, ev.After})
 	}
-	return line == st.SyncedLines && slices.Equal(read, indexed), nil
+	return line, nil
+}
+
+// path is the file or directory an event is about, as the index keeps it.
+func (ev journalLine) path() string {
+	if ev.Event == "source" {
+		return filepath.Clean(ev.Dir)
+	}
+	return filepath.Clean(ev.File)
 }
 
 // parseJournalLine decodes and checks one knowledge journal line.

@@ -2,11 +2,7 @@ package precedent
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -16,24 +12,12 @@ import (
 // the score bm25() gives it. This checks the tokenizer, the stemmer, the
 // column weights and the index totals together.
 func TestScoreIsFTS5BM25(t *testing.T) {
-	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n")
+	lines, queries := loadCorpus(t)
 	store := evalIndex(t, lines, 0)
 	ctx := context.Background()
 	w := DefaultWeights
 	compared := 0
-	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
-		var q corpusQuery
-		if err := json.Unmarshal([]byte(l), &q); err != nil {
-			t.Fatal(err)
-		}
+	for _, q := range queries {
 		tokens := Tokens(q.Query)
 		if len(tokens) > maxTerms {
 			tokens = tokens[:maxTerms]

@@ -1117,15 +1117,7 @@ func corpusReversed(xs []string) []string {
 // whole-file `grep -i` for the query's keywords. grep does not rank; each is
 // scored in file order (oldest first, as grep prints) and newest first.
 func TestCorpusBaselines(t *testing.T) {
-	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raws := strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n")
+	raws, queries := loadCorpus(t)
 	ids := make([]string, len(raws))
 	lower := make([]string, len(raws))
 	for i, r := range raws {
@@ -1148,11 +1140,7 @@ func TestCorpusBaselines(t *testing.T) {
 		}
 		res[k].add(ranked, q.Relevant, q.Avoid)
 	}
-	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
-		var q corpusQuery
-		if err := json.Unmarshal([]byte(l), &q); err != nil {
-			t.Fatal(err)
-		}
+	for _, q := range queries {
 		n := len(raws)
 		group := q.Kind
 		if q.AsOfLine > 0 {

@@ -52,19 +52,33 @@ func evalIndex(tb testing.TB, lines []string, n int) *db.Store {
 	return store
 }
 
+// loadCorpus reads the evaluation corpus: the journal's lines and the
+// queries.
+func loadCorpus(tb testing.TB) (lines []string, queries []corpusQuery) {
+	tb.Helper()
+	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
+		var q corpusQuery
+		if err := json.Unmarshal([]byte(l), &q); err != nil {
+			tb.Fatal(err)
+		}
+		queries = append(queries, q)
+	}
+	return strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n"), queries
+}
+
 // TestEvalPrecedent measures recall@3 and MRR of precedent search on the
 // evaluation corpus (testdata/precedent, see its README) against the seed's
 // baselines, and holds the target: recall@3 at least 0.8 and above both.
 func TestEvalPrecedent(t *testing.T) {
-	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n")
+	lines, queries := loadCorpus(t)
 	ids := make([]string, len(lines))
 	lower := make([]string, len(lines))
 	for i, l := range lines {
@@ -75,14 +89,6 @@ func TestEvalPrecedent(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids[i], lower[i] = d.ID, strings.ToLower(l)
-	}
-	var queries []corpusQuery
-	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
-		var q corpusQuery
-		if err := json.Unmarshal([]byte(l), &q); err != nil {
-			t.Fatal(err)
-		}
-		queries = append(queries, q)
 	}
 
 	stores := map[int]*db.Store{0: evalIndex(t, lines, 0)}
