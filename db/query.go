@@ -331,7 +331,8 @@ func (f StaleFilter) CountCap() int64 {
 }
 
 // Unverified returns decisions whose current outcome is PENDING (no event,
-// or a PENDING one) matching f, oldest first, and how many match in all.
+// or a PENDING one) matching f, oldest first (by iteration, or by time, as
+// f filters; then by journal position), and how many match in all.
 func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, int64, error) {
 	where := ` WHERE coalesce(o.outcome, 'PENDING') = 'PENDING'`
 	var args []any
@@ -350,7 +351,18 @@ func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, i
 	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM (SELECT 1 FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`+where+` LIMIT ?)`, countArgs...); err != nil {
 		return nil, 0, fmt.Errorf("count unverified decisions: %w", err)
 	}
-	q := decisionSelect + where + ` ORDER BY d.seq`
+	// Oldest first in the order of the filter's own index (iteration or
+	// time, then journal position), so that a LIMIT stops early: ordered by
+	// seq alone, SQLite's planner read every match through that index and
+	// sorted them (1 s on 1M decisions for LIMIT 1).
+	order := ` ORDER BY d.seq`
+	switch {
+	case f.BeforeIteration > 0 && f.BeforeNS == 0:
+		order = ` ORDER BY d.iteration, d.seq`
+	case f.BeforeNS > 0 && f.BeforeIteration == 0:
+		order = ` ORDER BY d.ts_ns, d.seq`
+	}
+	q := decisionSelect + where + order
 	if f.Limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
