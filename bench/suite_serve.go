@@ -555,8 +555,8 @@ func runServe(ctx context.Context, e *Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// A scrape after the writes (the per-generation cache of the decision
-	// counts is stale), then one more (cached).
+	// A scrape after the writes (the decision tally advances by the
+	// decisions added since the last scrape), then one more (nothing new).
 	var scrapes []time.Duration
 	for range 2 {
 		start := time.Now()
@@ -645,7 +645,7 @@ func runServe(ctx context.Context, e *Env) (string, error) {
 	b.WriteString(rt.String())
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Durability check, service: %s. CLI: %s.\n\n", svcDurable, cliDurable)
-	fmt.Fprintf(&b, "A Prometheus scrape of `/metrics` on the idle server took %s right after the writes (the decision counts by tier, category and decision are recounted when the index changed) and %s once cached.\n\n",
+	fmt.Fprintf(&b, "A Prometheus scrape of `/metrics` on the idle server took %s right after the writes (the tally of decisions by tier, category and decision advances by the decisions added since the scrape before; it is counted in full once, when the server starts) and %s with nothing new.\n\n",
 		Dur(scrapes[0]), Dur(scrapes[1]))
 	var errNotes []string
 	for _, r := range append(append(runs, pr), cr) {
