@@ -451,3 +451,30 @@ func (s *Store) DecisionTally(ctx context.Context, seq int64) ([]TallyRow, error
 	}
 	return out, nil
 }
+
+// DecisionText is the indexed text of a decision.
+type DecisionText struct {
+	Seq        int64  `db:"seq"`
+	Input      string `db:"input"`
+	Reason     string `db:"reason"`
+	NextAction string `db:"next_action"`
+	Context    string `db:"context"`
+}
+
+// DecisionTexts returns the text full-text search indexes of the decisions
+// at the given journal positions.
+func (s *Store) DecisionTexts(ctx context.Context, seqs []int64) ([]DecisionText, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, err
+	}
+	var out []DecisionText
+	if err := s.DB.SelectContext(ctx, &out, `SELECT seq, input, reason, next_action, context FROM decisions
+		WHERE seq IN (SELECT value FROM json_each(?))`, string(arr)); err != nil {
+		return nil, fmt.Errorf("read decision text: %w", err)
+	}
+	return out, nil
+}

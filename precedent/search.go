@@ -86,11 +86,11 @@ type Hit struct {
 
 // Search returns the decisions most similar to query, best first.
 //
-// Cost is bounded whatever the size of the journal: bm25 scores the Pool
+// Cost is bounded whatever the size of the journal: bm25 ranks the Pool
 // newest decisions that hold any query word (FTS5 walks its doclists
-// newest first and stops there), and a second, unscored lookup finds the
-// newest decisions holding every query word, however old, so that a
-// near-exact precedent is never lost to age.
+// newest first and stops there), reading in full only the best of them,
+// plus the newest older decisions holding the query's rarest words, so
+// that a near-exact precedent is never lost to age (see score).
 func Search(ctx context.Context, store *db.Store, query string, opts Options) ([]Hit, error) {
 	opts.defaults()
 	tokens := Tokens(query)
@@ -116,10 +116,19 @@ const maxTerms = 16
 // FTS5's own bm25() counts, before it scores a row, every row that holds
 // each query term: on 1M decisions a common word costs tens of
 // milliseconds. So the pool (the Pool newest decisions holding any query
-// word, read newest first, which FTS5 does without scoring) is scored here,
-// by the same formula, with each term's document count taken from the
-// pool: exact when the pool holds every match, else the term's share of
-// the pool's span of the journal, scaled to the whole.
+// word, which FTS5 finds newest first without scoring) is scored here:
+//
+//  1. which pool decisions hold each word, from the index alone (one
+//     lookup per word, bounded by the pool's span), gives each word's
+//     document count: exact when the pool holds every match, else the
+//     word's share of the pool's span of the journal, scaled to the whole;
+//  2. the decisions holding the rarest words (the sum of the words' idf)
+//     are read in full, as many as ranking can use, and scored by bm25's
+//     formula exactly as FTS5 computes it (term counts per column, weights,
+//     lengths, the index's totals).
+//
+// Reading the text of only those, not of the whole pool, is what keeps a
+// search in a fresh process cheap.
 func score(ctx context.Context, store *db.Store, tokens []string, opts Options) (map[int64]float64, error) {
 	w := opts.Weights
 	weights := [4]float64{w.Input, w.Reason, w.NextAction, w.Context}
@@ -127,63 +136,31 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	if err != nil || st.rows == 0 {
 		return map[int64]float64{}, err
 	}
-	rows, err := store.DB.QueryxContext(ctx, `SELECT rowid, input, reason, next_action, context FROM decisions_fts
-		WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, MatchAny(tokens), opts.Pool)
-	if err != nil {
+	var pool []int64
+	if err := store.DB.SelectContext(ctx, &pool, `SELECT rowid FROM decisions_fts
+		WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, MatchAny(tokens), opts.Pool); err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
-	defer rows.Close()
-	t := newTerms(tokens)
-	type doc struct {
-		seq  int64
-		cols [4]string
+	if len(pool) == 0 {
+		return map[int64]float64{}, nil
 	}
-	var pool []doc
-	for rows.Next() {
-		var d doc
-		if err := rows.Scan(&d.seq, &d.cols[0], &d.cols[1], &d.cols[2], &d.cols[3]); err != nil {
-			return nil, fmt.Errorf("precedent: search: %w", err)
-		}
-		pool = append(pool, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("precedent: search: %w", err)
-	}
-	rows.Close()
-	// How often each document holds each term (bm25 weighs the count by
-	// the column's weight), its length, and how many documents hold each.
-	freq := make([][]float64, len(pool))
-	dl := make([]int, len(pool))
-	hits := make([]float64, len(tokens))
-	tf := make([]int, len(tokens))
-	var buf []byte
-	for i := range pool {
-		freq[i] = make([]float64, len(tokens))
-		held := make([]bool, len(tokens))
-		for c, text := range pool[i].cols {
-			clear(tf)
-			var n int
-			n, buf = t.scan(text, tf, buf)
-			dl[i] += n
-			for j, k := range tf {
-				freq[i][j] += weights[c] * float64(k)
-				held[j] = held[j] || k > 0
-			}
-		}
-		for j, h := range held {
-			if h {
-				hits[j]++
-			}
-		}
-	}
+	oldest := pool[len(pool)-1]
+	oldestFull := int64(0) // the pool's oldest decision, when it is full
 	if len(pool) == opts.Pool {
+		oldestFull = oldest
+	}
+	held, hits, err := holders(ctx, store, tokens, oldest)
+	if err != nil {
+		return nil, err
+	}
+	if oldestFull > 0 {
 		// The pool is the newest part of the matches: scale its counts to
 		// the journal from the span of row ids it covers.
 		var top int64
 		if err := store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
 			return nil, fmt.Errorf("precedent: search: %w", err)
 		}
-		if span := top - pool[len(pool)-1].seq + 1; span > 0 {
+		if span := top - oldest + 1; span > 0 {
 			for j := range hits {
 				hits[j] = min(hits[j]*float64(st.rows)/float64(span), float64(st.rows))
 			}
@@ -193,37 +170,121 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	for j, h := range hits {
 		idfs[j] = idf(st.rows, h)
 	}
-	scores := make(map[int64]float64, len(pool))
-	best := 0.0
-	for i, d := range pool {
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(dl[i])/st.avgdl)
-		s := 0.0
-		for j, f := range freq[i] {
-			s += idfs[j] * (f * (bm25K1 + 1)) / (f + norm)
+	// The decisions worth reading: by the idf of the words they hold, the
+	// newer first among equals (pool is newest first, the sort stable).
+	rough := make(map[int64]float64, len(pool))
+	for _, seq := range pool {
+		for j, h := range held[seq] {
+			if h {
+				rough[seq] += idfs[j]
+			}
 		}
-		scores[d.seq] = s
-		best = max(best, s)
 	}
-	if len(tokens) < 2 || len(pool) < opts.Pool {
-		return scores, nil // a pool short of its bound holds every match
+	slices.SortStableFunc(pool, func(a, b int64) int { return cmp.Compare(rough[b], rough[a]) })
+	if n := readCount(opts.K); len(pool) > n {
+		pool = pool[:n]
 	}
-	// Older decisions holding the query's rarest words (all of them when
-	// there are few): scored as high as the best of the newest (they match
-	// at least as well), so rank and recency decide. The rarest words keep
-	// this bounded: FTS5 finds rows holding every word of a long query by
-	// walking each word's whole list of rows.
-	var all []int64
-	if err := store.DB.SelectContext(ctx, &all, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ?
-		ORDER BY rowid DESC LIMIT ?`, MatchAll(rarest(tokens, hits, allTerms)), opts.K*4); err != nil {
+	older, err := olderHolders(ctx, store, tokens, hits, oldestFull, opts.K)
+	if err != nil {
+		return nil, err
+	}
+	texts, err := store.DecisionTexts(ctx, append(pool, older...))
+	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
-	for _, seq := range all {
-		if _, ok := scores[seq]; !ok {
-			scores[seq] = best
+	t := newTerms(tokens)
+	tf := make([]int, len(tokens))
+	freq := make([]float64, len(tokens))
+	var buf []byte
+	scores := make(map[int64]float64, len(texts))
+	for _, d := range texts {
+		// How often the decision holds each term (bm25 weighs the count by
+		// the column's weight) and its length.
+		clear(freq)
+		dl := 0
+		for c, text := range [4]string{d.Input, d.Reason, d.NextAction, d.Context} {
+			clear(tf)
+			var n int
+			n, buf = t.scan(text, tf, buf)
+			dl += n
+			for j, k := range tf {
+				freq[j] += weights[c] * float64(k)
+			}
 		}
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/st.avgdl)
+		s := 0.0
+		for j, f := range freq {
+			s += idfs[j] * (f * (bm25K1 + 1)) / (f + norm)
+		}
+		scores[d.Seq] = s
 	}
 	return scores, nil
 }
+
+// readCount is how many decisions a search reads in full and scores: three
+// times what ranking looks at (see rank), which on the evaluation corpus
+// holds every one of bm25's ten best for every query.
+func readCount(k int) int {
+	return 3 * rankCount(k)
+}
+
+// rankCount is how many of the best-scored decisions ranking considers.
+func rankCount(k int) int {
+	return max(k*20, 60)
+}
+
+// holders finds which decisions from seq on hold each token, from the
+// index's lists alone, and how many hold each.
+func holders(ctx context.Context, store *db.Store, tokens []string, seq int64) (map[int64][]bool, []float64, error) {
+	held := map[int64][]bool{}
+	hits := make([]float64, len(tokens))
+	stmt, err := store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ?`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("precedent: search: %w", err)
+	}
+	defer stmt.Close()
+	var seqs []int64
+	for j, tok := range tokens {
+		seqs = seqs[:0]
+		if err := stmt.SelectContext(ctx, &seqs, quote(tok), seq); err != nil {
+			return nil, nil, fmt.Errorf("precedent: search: %w", err)
+		}
+		for _, s := range seqs {
+			h := held[s]
+			if h == nil {
+				h = make([]bool, len(tokens))
+				held[s] = h
+			}
+			h[j] = true
+		}
+		hits[j] = float64(len(seqs))
+	}
+	return held, hits, nil
+}
+
+// olderHolders returns the newest decisions older than a full pool (whose
+// oldest is oldest; 0 when the pool holds every match) that hold the
+// query's rarest words (all of them when there are few), so that a
+// near-exact precedent is never lost to age: they are scored like the pool.
+// FTS5 finds the rows holding every word by walking the rarest word's whole
+// list of rows, so this is asked only when that word is rare enough for
+// the walk to be cheap: when it is not, the decisions holding it are many,
+// and the newest of them, in the pool, are the precedents that matter.
+func olderHolders(ctx context.Context, store *db.Store, tokens []string, hits []float64, oldest int64, k int) ([]int64, error) {
+	if len(tokens) < 2 || oldest == 0 || slices.Min(hits) > maxAllHits {
+		return nil, nil
+	}
+	var seqs []int64
+	if err := store.DB.SelectContext(ctx, &seqs, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
+		ORDER BY rowid DESC LIMIT ?`, MatchAll(rarest(tokens, hits, allTerms)), oldest, k*4); err != nil {
+		return nil, fmt.Errorf("precedent: search: %w", err)
+	}
+	return seqs, nil
+}
+
+// maxAllHits bounds the (estimated) decisions holding a query's rarest
+// word for the older-decisions lookup to run: about 0.1 ms per 1,000.
+const maxAllHits = 2000
 
 // allTerms is how many of a query's rarest words an older decision must
 // hold to join the pool.
@@ -268,7 +329,7 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		}
 		return int(b - a)
 	})
-	if n := max(opts.K*20, 60); len(seqs) > n {
+	if n := rankCount(opts.K); len(seqs) > n {
 		seqs = seqs[:n]
 	}
 	briefs, err := store.Briefs(ctx, seqs)
