@@ -67,12 +67,12 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 		}
 		switch {
 		case problems > 0:
-			add(Problem, project.DecisionsFile, fmt.Sprintf("%d problems between the journal and the index, first: %s", problems, first),
+			add(Problem, project.DecisionsFile, fmt.Sprintf("%d %s between the journal and the index, first: %s", problems, journal.Plural(problems, "problem", "problems"), first),
 				"`orbit verify` lists them; `orbit sync` rebuilds the index from a rewritten journal and saves what it held")
 		case unsynced > 0:
 			add(OK, project.DecisionsFile, fmt.Sprintf("%d bytes; lines not yet indexed (the next command syncs them)", fi.Size()), "")
 		default:
-			add(OK, project.DecisionsFile, fmt.Sprintf("%d bytes, in step with the index (%d warnings)", fi.Size(), warns), "")
+			add(OK, project.DecisionsFile, fmt.Sprintf("%d bytes, in step with the index (%d %s)", fi.Size(), warns, journal.Plural(warns, "warning", "warnings")), "")
 		}
 	}
 

@@ -151,7 +151,7 @@ func ParseDecision(text []byte) (Parsed, []remark, *remark) {
 		missing = append(missing, "retrograde.outcome")
 	}
 	if len(missing) > 0 {
-		fail(CodeMissing, "missing required %s: %s", plural(len(missing), "field", "fields"), strings.Join(missing, ", "))
+		fail(CodeMissing, "missing required %s: %s", Plural(len(missing), "field", "fields"), strings.Join(missing, ", "))
 	}
 	var p Parsed
 	d := &p.Decision
@@ -245,7 +245,7 @@ func ParseOutcome(text []byte) (ParsedOutcome, []remark, *remark) {
 		missing = append(missing, "outcome")
 	}
 	if len(missing) > 0 {
-		return ParsedOutcome{}, nil, &remark{SevError, CodeMissing, fmt.Sprintf("missing required %s: %s", plural(len(missing), "field", "fields"), strings.Join(missing, ", "))}
+		return ParsedOutcome{}, nil, &remark{SevError, CodeMissing, fmt.Sprintf("missing required %s: %s", Plural(len(missing), "field", "fields"), strings.Join(missing, ", "))}
 	}
 	if !slices.Contains(Outcomes, *w.Outcome) {
 		return ParsedOutcome{}, nil, &remark{SevError, CodeEnum, fmt.Sprintf("outcome %q is not allowed (allowed: %s)", *w.Outcome, strings.Join(Outcomes, ", "))}
@@ -336,7 +336,8 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(out, sep)
 }
 
-func plural(n int, one, many string) string {
+// Plural is one when n is 1, else many: "1 warning", "2 warnings".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -137,7 +137,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 	}
 	if fc.Unsynced > 0 {
 		probs = append(probs, Problem{File: spec.Path, Line: int(st.SyncedLines) + 1, LineEnd: int(st.SyncedLines) + 1, Severity: SevWarning, Code: "unsynced",
-			Message: fmt.Sprintf("%d %s after the synced offset not indexed yet (the next orbit command syncs them)", fc.Unsynced, plural(fc.Unsynced, "line", "lines"))})
+			Message: fmt.Sprintf("%d %s after the synced offset not indexed yet (the next orbit command syncs them)", fc.Unsynced, Plural(fc.Unsynced, "line", "lines"))})
 	}
 	return fc, probs, nil
 }

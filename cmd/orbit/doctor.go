@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/hook"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/report"
 )
 
@@ -59,7 +60,7 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 	}
 	var fail error
 	if problems > 0 {
-		fail = &findingsError{msg: fmt.Sprintf("doctor: %d %s", problems, plural(problems, "problem", "problems"))}
+		fail = &findingsError{msg: fmt.Sprintf("doctor: %d %s", problems, journal.Plural(problems, "problem", "problems"))}
 	}
 	if opts.JSON.on {
 		if err := opts.JSON.write(f.IO.Out, checks); err != nil {

@@ -73,7 +73,7 @@ func verifyRun(ctx context.Context, opts *verifyOptions) error {
 		if problems == 0 {
 			return nil
 		}
-		return &findingsError{msg: fmt.Sprintf("verify: %d %s", problems, plural(problems, "problem", "problems"))}
+		return &findingsError{msg: fmt.Sprintf("verify: %d %s", problems, journal.Plural(problems, "problem", "problems"))}
 	}
 	if opts.JSON.on {
 		findings := rep.Findings
@@ -113,7 +113,7 @@ func verifyRun(ctx context.Context, opts *verifyOptions) error {
 		fmt.Fprintln(out, p.Error())
 	}
 	if problems == 0 {
-		fmt.Fprintf(out, "verify: journal and index agree (%d %s)\n", len(warns), plural(len(warns), "warning", "warnings"))
+		fmt.Fprintf(out, "verify: journal and index agree (%d %s)\n", len(warns), journal.Plural(len(warns), "warning", "warnings"))
 	}
 	return fail()
 }
@@ -134,11 +134,4 @@ func countByCode(ps []journal.Problem) string {
 		parts[i] = fmt.Sprintf("%s: %d", c, n[c])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
