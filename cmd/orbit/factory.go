@@ -161,20 +161,32 @@ func printSyncReport(w io.Writer, rep journal.SyncReport) {
 			warns = append(warns, p)
 		}
 	}
-	for i, p := range errs {
-		if i == maxListed {
-			fmt.Fprintf(w, "orbit: and %d more rejected lines (`orbit verify` lists them)\n", len(errs)-maxListed)
-			break
-		}
-		fmt.Fprintf(w, "orbit: %s; line kept in the file, not indexed\n", p.Error())
-	}
+	printErrors(w, errs, "; line kept in the file, not indexed", "rejected lines (`orbit verify` lists them)")
 	for _, p := range rep.Torn {
 		fmt.Fprintf(w, "orbit: %s\n", p.Error())
 	}
+	printFirstWarning(w, warns, " (`orbit verify` lists them)")
+}
+
+// printErrors writes one line per error, suffix after each, the first
+// maxListed of them, then how many more (named by more).
+func printErrors[P error](w io.Writer, errs []P, suffix, more string) {
+	for i, p := range errs {
+		if i == maxListed {
+			fmt.Fprintf(w, "orbit: and %d more %s\n", len(errs)-maxListed, more)
+			return
+		}
+		fmt.Fprintf(w, "orbit: %s%s\n", p.Error(), suffix)
+	}
+}
+
+// printFirstWarning writes the one warning, or how many there are and the
+// first, then hint.
+func printFirstWarning[P error](w io.Writer, warns []P, hint string) {
 	switch {
 	case len(warns) == 1:
 		fmt.Fprintf(w, "orbit: %s\n", warns[0].Error())
 	case len(warns) > 1:
-		fmt.Fprintf(w, "orbit: %d warnings, first %s (`orbit verify` lists them)\n", len(warns), warns[0].Error())
+		fmt.Fprintf(w, "orbit: %d warnings, first %s%s\n", len(warns), warns[0].Error(), hint)
 	}
 }

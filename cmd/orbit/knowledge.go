@@ -100,19 +100,8 @@ func printKnowledgeSync(w io.Writer, rep knowledge.SyncReport) {
 			warns = append(warns, p)
 		}
 	}
-	for i, p := range errs {
-		if i == maxListed {
-			fmt.Fprintf(w, "orbit: and %d more (`orbit knowledge list --unusable` lists them)\n", len(errs)-maxListed)
-			break
-		}
-		fmt.Fprintf(w, "orbit: %s\n", p.Error())
-	}
-	switch {
-	case len(warns) == 1:
-		fmt.Fprintf(w, "orbit: %s\n", warns[0].Error())
-	case len(warns) > 1:
-		fmt.Fprintf(w, "orbit: %d warnings, first %s\n", len(warns), warns[0].Error())
-	}
+	printErrors(w, errs, "", "(`orbit knowledge list --unusable` lists them)")
+	printFirstWarning(w, warns, "")
 }
 
 // resolveDir names a directory given on the command line (relative to the
