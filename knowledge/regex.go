@@ -168,11 +168,19 @@ func requirements(re *syntax.Regexp) [][]string {
 		return nil
 	}
 	var out [][]string
-	add := func(c []string) {
+	eachConcatCandidate(re, func(c []string) {
 		if len(c) > 0 && !slices.Contains(c, "") {
 			out = append(out, c)
 		}
-	}
+	})
+	return out
+}
+
+// eachConcatCandidate calls fn with each candidate requirement of a
+// concatenation: every run of children with exact sets, joined into
+// literals, and the requirement of every other child (nil when it has
+// none). A candidate may be empty or hold "": callers skip those.
+func eachConcatCandidate(re *syntax.Regexp, fn func([]string)) {
 	run := []string{""}
 	for _, s := range re.Sub {
 		if sub := exact(s); sub != nil {
@@ -180,16 +188,15 @@ func requirements(re *syntax.Regexp) [][]string {
 				run = next
 				continue
 			}
-			add(run)
+			fn(run)
 			run = sub
 			continue
 		}
-		add(run)
+		fn(run)
 		run = []string{""}
-		add(required(s))
+		fn(required(s))
 	}
-	add(run)
-	return out
+	fn(run)
 }
 
 // exact returns the finite set of strings re matches (folded), or nil when
@@ -316,30 +323,11 @@ func required(re *syntax.Regexp) []string {
 		// one child's requirement is also the concatenation's. Keep the
 		// best candidate: the longest shortest literal, then the fewest.
 		var best []string
-		consider := func(c []string) {
-			if len(c) == 0 || slices.Contains(c, "") {
-				return
-			}
-			if best == nil || better(c, best) {
+		eachConcatCandidate(re, func(c []string) {
+			if len(c) > 0 && !slices.Contains(c, "") && (best == nil || better(c, best)) {
 				best = c
 			}
-		}
-		run := []string{""}
-		for _, s := range re.Sub {
-			if sub := exact(s); sub != nil {
-				if next := cross(run, sub); next != nil {
-					run = next
-					continue
-				}
-				consider(run)
-				run = sub
-				continue
-			}
-			consider(run)
-			run = []string{""}
-			consider(required(s))
-		}
-		consider(run)
+		})
 		return best
 	}
 	return nil

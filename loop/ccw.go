@@ -83,14 +83,7 @@ func ccwView(root, path string, o object, present func(string) bool) View {
 	name := strings.TrimSuffix(filepath.Base(path), ".json")
 	v := View{Framework: CCW, Path: rel(root, path)}
 	v.file(root, path)
-	v.ID, _ = o.str("loop_id")
-	switch {
-	case v.ID == "":
-		v.ID = name
-		v.warn("no loop_id: named after the file")
-	case v.ID != name:
-		v.warn("loop_id %q differs from the file name %q", v.ID, name)
-	}
+	v.identify(o, "loop_id", name, false)
 	v.Title = firstOf(o.text("title"), v.ID)
 	v.NativeStatus = o.text("status")
 	failure := o.text("failure_reason")

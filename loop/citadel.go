@@ -351,13 +351,7 @@ func citadelView(root, path string, o object) (View, error) {
 	name := strings.TrimSuffix(filepath.Base(path), ".json")
 	v := View{Framework: Citadel, Path: rel(root, path)}
 	v.file(root, path)
-	v.ID, _ = o.str("id")
-	if v.ID == "" {
-		v.ID = name
-		v.warn("no id: named after the file")
-	} else if v.ID != name {
-		v.warn("id %q differs from the file name %q", v.ID, name)
-	}
+	v.identify(o, "id", name, false)
 	v.Type = o.text("type")
 	v.Title = firstOf(o.text("title"), v.ID)
 	v.NativeStatus = o.text("status")

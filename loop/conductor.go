@@ -67,14 +67,7 @@ func conductorView(root, path string, o object, maxFix int64, maxFrom string) Vi
 	dirName := filepath.Base(filepath.Dir(path))
 	v := View{Framework: Conductor, Path: rel(root, path)}
 	v.file(root, path)
-	v.ID, _ = o.str("track_id")
-	switch {
-	case v.ID == "":
-		v.ID = dirName
-		v.warn("no track_id: named after the directory")
-	case v.ID != dirName:
-		v.warn("track_id %q differs from the directory %q", v.ID, dirName)
-	}
+	v.identify(o, "track_id", dirName, true)
 	v.Title = firstOf(o.text("name"), v.ID)
 	v.Type = o.text("type")
 	top := o.text("status")

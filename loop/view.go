@@ -108,6 +108,24 @@ func (v *View) warn(format string, args ...any) {
 	v.Warnings = append(v.Warnings, fmt.Sprintf(format, args...))
 }
 
+// identify sets the view's id from o's key, else from name (the record
+// file's, or its directory's when dir), warning when the id is missing or
+// differs from name.
+func (v *View) identify(o object, key, name string, dir bool) {
+	after, differs := "file", "file name"
+	if dir {
+		after, differs = "directory", "directory"
+	}
+	v.ID, _ = o.str(key)
+	switch {
+	case v.ID == "":
+		v.ID = name
+		v.warn("no %s: named after the %s", key, after)
+	case v.ID != name:
+		v.warn("%s %q differs from the %s %q", key, v.ID, differs, name)
+	}
+}
+
 // note adds a warning when s says something.
 func (v *View) note(s string) {
 	if s != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -70,22 +71,14 @@ func TrustText(w io.Writer, r trust.Report, terminal bool) error {
 	}
 	fmt.Fprintf(w, "%s\n", title)
 	fmt.Fprintf(w, "level: %s\n", r.Level)
-	fmt.Fprintf(w, "accuracy: %s\n", statText(trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}))
+	fmt.Fprintf(w, "accuracy: %s\n", statText(overall(r)))
 	fmt.Fprintf(w, "last 20: %s\n", statText(r.Last20))
 	fmt.Fprintf(w, "last 10: %s\n", statText(r.Last10))
 	fmt.Fprintf(w, "decisions: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
 	if r.Alert {
 		fmt.Fprintf(w, "\n%s\n", r.AlertText)
 	}
-	for _, sec := range []struct {
-		title string
-		t     *Table
-	}{
-		{"By category", groupTable("CATEGORY", r.ByCategory)},
-		{"By tier", groupTable("TIER", r.ByTier)},
-		{"By depth", groupTable("DEPTH", r.ByDepth)},
-		{"By requestor", groupTable("REQUESTOR", r.ByRequestor)},
-	} {
+	for _, sec := range breakdowns(r, strings.ToUpper) {
 		if len(sec.t.Rows) == 0 {
 			continue
 		}
@@ -102,6 +95,28 @@ func TrustText(w io.Writer, r trust.Report, terminal bool) error {
 	return nil
 }
 
+// section is one breakdown table of a trust report.
+type section struct {
+	title string
+	t     *Table
+}
+
+// breakdowns are the report's tables by category, tier, depth and
+// requestor, their first column headed by header("category") and so on.
+func breakdowns(r trust.Report, header func(string) string) []section {
+	return []section{
+		{"By category", groupTable(header("category"), r.ByCategory)},
+		{"By tier", groupTable(header("tier"), r.ByTier)},
+		{"By depth", groupTable(header("depth"), r.ByDepth)},
+		{"By requestor", groupTable(header("requestor"), r.ByRequestor)},
+	}
+}
+
+// overall is the report's accuracy over every scored decision, as a Stat.
+func overall(r trust.Report) trust.Stat {
+	return trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}
+}
+
 // TrustMarkdown writes the trust report as markdown, for a pull request or
 // the progress file.
 func TrustMarkdown(w io.Writer, r trust.Report) error {
@@ -111,7 +126,7 @@ func TrustMarkdown(w io.Writer, r trust.Report) error {
 	}
 	fmt.Fprintf(w, "## %s\n\n", title)
 	fmt.Fprintf(w, "- **Level**: %s\n", r.Level)
-	fmt.Fprintf(w, "- **Accuracy**: %s\n", statText(trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}))
+	fmt.Fprintf(w, "- **Accuracy**: %s\n", statText(overall(r)))
 	fmt.Fprintf(w, "- **Last 20**: %s\n", statText(r.Last20))
 	fmt.Fprintf(w, "- **Last 10**: %s\n", statText(r.Last10))
 	fmt.Fprintf(w, "- **Decisions**: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
@@ -119,15 +134,7 @@ func TrustMarkdown(w io.Writer, r trust.Report) error {
 	if r.Alert {
 		fmt.Fprintf(w, "\n> %s\n", r.AlertText)
 	}
-	for _, sec := range []struct {
-		title string
-		t     *Table
-	}{
-		{"By category", groupTable("category", r.ByCategory)},
-		{"By tier", groupTable("tier", r.ByTier)},
-		{"By depth", groupTable("depth", r.ByDepth)},
-		{"By requestor", groupTable("requestor", r.ByRequestor)},
-	} {
+	for _, sec := range breakdowns(r, strings.ToLower) {
 		if len(sec.t.Rows) == 0 {
 			continue
 		}
