@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orbit-loop/orbit/citadel"
+	"github.com/orbit-loop/orbit/frameworks"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // Targets of `orbit loop list` (the loop records issue).
@@ -71,21 +74,21 @@ func loopsProject(dir string, n int) error {
 		at := now.Add(time.Duration(i) * time.Minute)
 		switch i % 3 {
 		case 0:
-			c := loop.NewContract(loop.ContractOptions{Type: "foreground-loop", Title: fmt.Sprintf("npm run lint -- --fix %d", i),
+			c := citadel.NewContract(citadel.ContractOptions{Type: "foreground-loop", Title: fmt.Sprintf("npm run lint -- --fix %d", i),
 				Command: "npm run lint -- --fix", VerifierCommand: "npm run lint", MaxAttempts: 3, Status: statuses[i%len(statuses)]}, at)
 			for a := 1; a <= 2; a++ {
 				exit := 0
-				c.Runs = append(c.Runs, loop.Run{Attempt: a, Status: "running", Summary: "action completed", Command: c.Trigger.Command,
-					ExitCode: &exit, StartedAt: loop.ISOTime(at), CompletedAt: loop.ISOTime(at), Evidence: []loop.Evidence{}})
-				c.Runs = append(c.Runs, loop.Run{Attempt: a, Status: "running", Summary: "verifier failed (exit 1)", Command: c.Trigger.Command,
+				c.Runs = append(c.Runs, citadel.Run{Attempt: a, Status: "running", Summary: "action completed", Command: c.Trigger.Command,
+					ExitCode: &exit, StartedAt: loop.ISOTime(at), CompletedAt: loop.ISOTime(at), Evidence: []citadel.Evidence{}})
+				c.Runs = append(c.Runs, citadel.Run{Attempt: a, Status: "running", Summary: "verifier failed (exit 1)", Command: c.Trigger.Command,
 					Verifier: c.Verifier.Command, ExitCode: &exit, StartedAt: loop.ISOTime(at), CompletedAt: loop.ISOTime(at),
-					Evidence: []loop.Evidence{{Kind: "output-tail", Text: "src/app.ts\n  3:1  error  'x' is never used", Bytes: 42}}})
+					Evidence: []citadel.Evidence{{Kind: "output-tail", Text: "src/app.ts\n  3:1  error  'x' is never used", Bytes: 42}}})
 			}
 			data, err := c.Bytes()
 			if err != nil {
 				return err
 			}
-			p := filepath.Join(dir, loop.LoopsDir, c.ID+".json")
+			p := filepath.Join(dir, citadel.LoopsDir, c.ID+".json")
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
@@ -94,7 +97,7 @@ func loopsProject(dir string, n int) error {
 			}
 		case 1:
 			id := fmt.Sprintf("loop-v2-%s-%06d", at.Format("20060102T150405"), i)
-			if err := put(loop.CCWDir+"/"+id+".json", map[string]any{"loop_id": id, "title": fmt.Sprintf("Task %d", i),
+			if err := put(frameworks.CCWDir+"/"+id+".json", map[string]any{"loop_id": id, "title": fmt.Sprintf("Task %d", i),
 				"description": "Implement the thing", "max_iterations": 10, "status": ccw[i%len(ccw)], "current_iteration": i % 11,
 				"created_at": at.Format(time.RFC3339), "updated_at": at.Format(time.RFC3339),
 				"skill_state": map[string]any{"current_action": "develop", "mode": "auto",
@@ -102,9 +105,9 @@ func loopsProject(dir string, n int) error {
 				return err
 			}
 			if i%4 == 1 {
-				tasks := filepath.Join(dir, loop.CCWDir, id+".tasks.jsonl")
+				tasks := filepath.Join(dir, frameworks.CCWDir, id+".tasks.jsonl")
 				if i%8 == 5 {
-					tasks = filepath.Join(dir, loop.CCWDir, id, "tasks.jsonl")
+					tasks = filepath.Join(dir, frameworks.CCWDir, id, "tasks.jsonl")
 					os.MkdirAll(filepath.Dir(tasks), 0o755)
 				}
 				line := `{"task_id":"task-1","description":"one","tool":"bash","mode":"write","prompt_template":"x","order":0}`
@@ -115,7 +118,7 @@ func loopsProject(dir string, n int) error {
 		default:
 			id := fmt.Sprintf("track_%06d_%s", i, at.Format("20060102"))
 			st := steps[i%len(steps)]
-			if err := put(loop.ConductorTracksDir+"/"+id+"/metadata.json", map[string]any{"version": 3, "track_id": id,
+			if err := put(frameworks.ConductorTracksDir+"/"+id+"/metadata.json", map[string]any{"version": 3, "track_id": id,
 				"name": fmt.Sprintf("Track %d", i), "type": "feature", "status": "in_progress", "created_at": at.Format(time.RFC3339),
 				"loop_state": map[string]any{"current_step": st[0], "step_status": st[1], "fix_cycle_count": i % 3,
 					"checkpoints": map[string]any{"PLAN": map[string]any{"status": "PASSED", "completed_at": at.Format(time.RFC3339)}}}}); err != nil {
@@ -123,11 +126,11 @@ func loopsProject(dir string, n int) error {
 			}
 		}
 	}
-	if err := put(loop.DaemonFile, map[string]any{"status": "running", "campaignSlug": "ship-feature", "budget": 50, "costPerSession": 3,
+	if err := put(citadel.DaemonFile, map[string]any{"status": "running", "campaignSlug": "ship-feature", "budget": 50, "costPerSession": 3,
 		"estimatedSpend": 12, "sessionCount": 4, "interval": "30m", "startedAt": now.Format(time.RFC3339), "log": []any{}}); err != nil {
 		return err
 	}
-	if err := put(loop.CavekitLoopFile, map[string]any{"started_at": now.Format(time.RFC3339), "iteration": 3, "max_iterations": 20,
+	if err := put(frameworks.CavekitLoopFile, map[string]any{"started_at": now.Format(time.RFC3339), "iteration": 3, "max_iterations": 20,
 		"completion_promise": "<promise>CAVEKIT COMPLETE</promise>", "site": nil}); err != nil {
 		return err
 	}
@@ -135,7 +138,7 @@ func loopsProject(dir string, n int) error {
 		"task_budgets": map[string]any{"quick": 8000}, "tasks": map[string]any{}}); err != nil {
 		return err
 	}
-	return put(loop.OrbitStateFile, map[string]any{"active": true, "iteration": 7, "max_iterations": 20, "time_limit_minutes": 30,
+	return put(project.StateFile, map[string]any{"active": true, "iteration": 7, "max_iterations": 20, "time_limit_minutes": 30,
 		"started_at": now.Format(time.RFC3339), "trust_level": "standard", "depth_escalation_counter": 0,
 		"correct_decisions": 47, "incorrect_decisions": 2})
 }

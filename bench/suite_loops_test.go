@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/frameworks"
 	"github.com/orbit-loop/orbit/internal/tooltest"
 	"github.com/orbit-loop/orbit/loop"
 )
@@ -17,7 +18,7 @@ func TestLoopsProject(t *testing.T) {
 	if err := loopsProject(dir, 120); err != nil {
 		t.Fatal(err)
 	}
-	s := loop.ScanProject(dir, time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC))
+	s := frameworks.ScanProject(dir, time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC))
 	if len(s.Problems) > 0 || len(s.Loops) != 120 {
 		t.Fatalf("scan: %d loops, problems %v; want 120, none", len(s.Loops), s.Problems)
 	}

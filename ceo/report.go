@@ -6,20 +6,15 @@ import (
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/policy"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/trust"
 )
 
-// LoopInfo is what the state file says of the loop (HasState false when
-// the project has none).
-type LoopInfo = loop.Orbit
-
 // ReadLoopInfo reads the state file's fields that reports show.
 func ReadLoopInfo(p project.Project) (LoopInfo, error) {
-	o, _, err := loop.ReadOrbit(p.Path(project.StateFile))
+	o, _, err := ReadLoopState(p.Path(project.StateFile))
 	return o, err
 }
 

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 )
@@ -77,7 +78,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 	}
 
 	// The loop's state and lock.
-	o, _, err := loop.ReadOrbit(p.Path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(p.Path(project.StateFile))
 	switch {
 	case err != nil:
 		add(Problem, project.StateFile, err.Error(), "fix the JSON, or `orbit loop stop` then `orbit loop start` to rewrite it")
@@ -94,17 +95,17 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 			add(Warning, project.StateFile, fmt.Sprintf("the time limit passed %s ago", now.Sub(d).Round(time.Second)),
 				"the next Stop hook tears the loop down; `orbit loop stop` does it now")
 		}
-		lk, err := loop.ReadLock(p.Path(LockFile))
+		lk, err := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
 		switch {
 		case err != nil:
-			add(Problem, LockFile, err.Error(), "delete it: the next Stop hook takes the loop")
+			add(Problem, orbitloop.LockFile, err.Error(), "delete it: the next Stop hook takes the loop")
 		case lk == nil:
-			add(Warning, LockFile, "no session holds the active loop yet", "the first Stop hook takes it; if the loop's session ended, `orbit loop stop`")
+			add(Warning, orbitloop.LockFile, "no session holds the active loop yet", "the first Stop hook takes it; if the loop's session ended, `orbit loop stop`")
 		case lk.Stale(now):
-			add(Warning, LockFile, fmt.Sprintf("held by %s, whose heartbeat is %s old (stale)", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)),
+			add(Warning, orbitloop.LockFile, fmt.Sprintf("held by %s, whose heartbeat is %s old (stale)", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)),
 				"a Stop hook from another session takes it over; `orbit loop stop` if nobody runs the loop")
 		default:
-			add(OK, LockFile, fmt.Sprintf("held by %s, heartbeat %s ago", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)), "")
+			add(OK, orbitloop.LockFile, fmt.Sprintf("held by %s, heartbeat %s ago", lk.Owner, now.Sub(lk.HeartbeatAt).Round(time.Second)), "")
 		}
 	}
 

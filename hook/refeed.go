@@ -9,7 +9,6 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/trust"
@@ -28,7 +27,7 @@ const progressLines = 30
 
 // refeed builds the sections of the prompt that starts the next iteration:
 // what the loop must see, most important first (gotchas 5 to 7).
-func refeed(ctx context.Context, ix *journal.Index, o loop.Orbit, h trust.Headline, sinceNS int64, now time.Time) ([]section, error) {
+func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Headline, sinceNS int64, now time.Time) ([]section, error) {
 	var secs []section
 	of := "no iteration cap"
 	if o.MaxIterations > 0 {

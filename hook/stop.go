@@ -16,14 +16,12 @@ import (
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
-
-// LockFile is the ORBIT loop's lock, beside its state.
-const LockFile = ".claude/orbit-loop.lock"
 
 // Env is what a hook run depends on.
 type Env struct {
@@ -93,7 +91,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		return fail(err)
 	}
 	defer unlock()
-	o, st, err := loop.ReadOrbit(statePath)
+	o, st, err := ceo.ReadLoopState(statePath)
 	if err != nil {
 		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop` — the loop cannot go on with it", err))
 	}
@@ -112,7 +110,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		return r
 	}
 	owner := "session:" + orUnknown(in.SessionID)
-	claim, err := loop.Acquire(ctx, p.Path(LockFile), owner, env.PID, env.Host, now)
+	claim, err := orbitloop.Acquire(ctx, p.Path(orbitloop.LockFile), owner, env.PID, env.Host, now)
 	if err != nil {
 		return fail(err)
 	}
@@ -185,7 +183,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		if err := teardown(ctx, ix, st, cause, now); err != nil {
 			return fail(err)
 		}
-		if err := loop.Release(ctx, p.Path(LockFile), owner); err != nil {
+		if err := orbitloop.Release(ctx, p.Path(orbitloop.LockFile), owner); err != nil {
 			notes = append(notes, err.Error())
 		}
 		msg := fmt.Sprintf("orbit: ORBIT loop finished after iteration %d: %s (%s). Session summary in %s.", o.Iteration, cause, detail, project.ProgressFile)
@@ -273,7 +271,7 @@ func turnDigest(in Input) string {
 
 // teardownCause says why the loop must stop now, in the shared stop
 // vocabulary, or "" to go on.
-func teardownCause(ctx context.Context, ix *journal.Index, o loop.Orbit, in Input, decisionsBefore int64, now time.Time) (cause, detail string, err error) {
+func teardownCause(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, in Input, decisionsBefore int64, now time.Time) (cause, detail string, err error) {
 	if sentinelSeen(o.Sentinel, in) {
 		return "done", "the completion sentinel was written", nil
 	}
@@ -324,7 +322,7 @@ func sentinelSeen(sentinel string, in Input) bool {
 // teardown stops the loop: active false with the cause, the state written,
 // and the session summary written at the top of the progress file.
 func teardown(ctx context.Context, ix *journal.Index, st *loop.State, cause string, now time.Time) error {
-	if err := loop.Stop(st, cause, now); err != nil {
+	if err := orbitloop.MarkStopped(st, cause, now); err != nil {
 		return err
 	}
 	if err := st.Write(); err != nil {

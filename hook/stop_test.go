@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/hook"
 	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -113,9 +114,9 @@ func (fx *fixture) exists(rel string) bool {
 }
 
 // orbit reads the state file as the loop's state.
-func (fx *fixture) orbit() loop.Orbit {
+func (fx *fixture) orbit() ceo.LoopInfo {
 	fx.tb.Helper()
-	o, _, err := loop.ReadOrbit(fx.path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(fx.path(project.StateFile))
 	if err != nil {
 		fx.tb.Fatal(err)
 	}
@@ -203,11 +204,11 @@ func TestStopLockRecordsThisProcess(t *testing.T) {
 	fx.stop(testNow, hook.Input{SessionID: "s1", LastAssistantMessage: "one"})
 	later := testNow.Add(2 * time.Minute)
 	fx.stop(later, hook.Input{SessionID: "s1", StopHookActive: true, LastAssistantMessage: "two"})
-	lk, err := loop.ReadLock(fx.path(hook.LockFile))
+	lk, err := orbitloop.ReadLock(fx.path(orbitloop.LockFile))
 	if err != nil || lk == nil {
 		t.Fatalf("ReadLock = %v, %v; want the lock", lk, err)
 	}
-	want := loop.Lock{Owner: "session:s1", PID: 4242, Host: "testhost", AcquiredAt: testNow, HeartbeatAt: later}
+	want := orbitloop.Lock{Owner: "session:s1", PID: 4242, Host: "testhost", AcquiredAt: testNow, HeartbeatAt: later}
 	if lk.Owner != want.Owner || lk.PID != want.PID || lk.Host != want.Host || !lk.AcquiredAt.Equal(want.AcquiredAt) || !lk.HeartbeatAt.Equal(want.HeartbeatAt) {
 		t.Errorf("lock = %+v; want %+v", *lk, want)
 	}
@@ -217,7 +218,7 @@ func TestStopLockConflict(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
 	lock := `{"owner":"session:other","pid":999,"host":"otherhost","acquired_at":"2026-03-09T11:50:00Z","heartbeat_at":"2026-03-09T11:58:00Z"}`
-	fx.write(hook.LockFile, lock)
+	fx.write(orbitloop.LockFile, lock)
 	before := fx.read(project.StateFile)
 	msg := "orbit: this ORBIT loop belongs to session:other (pid 999 on otherhost, last heartbeat 2m0s ago); this session is not driving it. Stop here, or take the loop over with `orbit loop stop` then `orbit loop start`."
 
@@ -232,7 +233,7 @@ func TestStopLockConflict(t *testing.T) {
 	if got := fx.read(project.StateFile); got != before {
 		t.Errorf("state after a lock conflict:\n%s\nwant it unchanged:\n%s", got, before)
 	}
-	lk, _ := loop.ReadLock(fx.path(hook.LockFile))
+	lk, _ := orbitloop.ReadLock(fx.path(orbitloop.LockFile))
 	if lk == nil || lk.Owner != "session:other" {
 		t.Errorf("lock after a conflict = %+v; want still session:other's", lk)
 	}
@@ -241,7 +242,7 @@ func TestStopLockConflict(t *testing.T) {
 func TestStopStaleLockTakenOver(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
-	fx.write(hook.LockFile, `{"owner":"session:old","pid":999,"host":"otherhost","acquired_at":"2026-03-09T11:00:00Z","heartbeat_at":"2026-03-09T11:54:59Z"}`)
+	fx.write(orbitloop.LockFile, `{"owner":"session:old","pid":999,"host":"otherhost","acquired_at":"2026-03-09T11:00:00Z","heartbeat_at":"2026-03-09T11:54:59Z"}`)
 	r := fx.stop(testNow, hook.Input{SessionID: "s2", LastAssistantMessage: "hi"})
 	if r.Output.Decision != "block" || !strings.HasPrefix(r.Output.Reason, "ORBIT loop — iteration 6 of 20.") {
 		t.Errorf("stop with a stale lock = %+v; want the next iteration", r.Output)
@@ -249,7 +250,7 @@ func TestStopStaleLockTakenOver(t *testing.T) {
 	if want := "orbit: took over the loop from session:old, whose heartbeat was older than 5m0s"; r.Output.SystemMessage != want {
 		t.Errorf("systemMessage = %q; want %q", r.Output.SystemMessage, want)
 	}
-	if lk, _ := loop.ReadLock(fx.path(hook.LockFile)); lk == nil || lk.Owner != "session:s2" {
+	if lk, _ := orbitloop.ReadLock(fx.path(orbitloop.LockFile)); lk == nil || lk.Owner != "session:s2" {
 		t.Errorf("lock = %+v; want session:s2's", lk)
 	}
 	if it := fx.orbit().Iteration; it != 6 {

@@ -1,12 +1,12 @@
-// Package loop owns the state of running agent loops: the ORBIT loop's state
-// file (.claude/ceo-loop-state.json, seed 000), read and updated field by
-// field so that every field orbit does not own is preserved exactly.
+// Package loop owns the language every loop in a project is described in:
+// the shared vocabulary (frameworks, status words, seed 001's stop words and
+// their meanings), the normalised View of one loop and the Scan of a
+// project, the State of a loop's JSON file (an ordered object edited field
+// by field, every other byte kept), and orbit's loop event journal, the
+// history that outlives the loops' own files (events.go).
 //
-// It also owns the loops of the other frameworks in a project, read in place
-// as one View each with its status in seed 001's shared vocabulary (Citadel's
-// contract records and daemon, CCW, Cavekit, Conductor tracks: view.go and
-// one file per framework), their control in their own formats (control.go),
-// Citadel's loop contract and templates (citadel.go, templates.go), the
-// foreground runner (runner.go), and orbit's loop event journal, the history
-// that outlives the loops' own files (events.go).
+// It knows no framework's file layout: the adapters that read and control
+// each framework's loops are in package frameworks, Citadel's contracts and
+// runner in package citadel, and the ORBIT loop's lifecycle in package
+// orbitloop.
 package loop

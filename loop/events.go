@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -106,7 +107,7 @@ func (h *History) append(a *journal.Appender, evs []Event) error {
 		if e.TS == "" || e.Framework == "" || e.Loop == "" || e.Kind == "" {
 			return fmt.Errorf("record loop event %+v: ts, framework, loop and event are required", e)
 		}
-		raw, err := marshal(e)
+		raw, err := Marshal(e)
 		if err != nil {
 			return fmt.Errorf("encode loop event: %w", err)
 		}
@@ -285,18 +286,18 @@ func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]E
 	for i := range views {
 		v := &views[i]
 		r, ok := seen[v.Key()]
-		if ok && v.derived && r.LastKind == EventStop && IsStopped(r.Status) {
+		if ok && v.Derived && r.LastKind == EventStop && IsStopped(r.Status) {
 			v.Status = r.Status
 		}
 		switch {
 		case !ok:
 			e := EventFor(*v, EventSeen, now)
-			e.Detail = "first seen: " + firstOf(v.NativeStatus, "no status")
+			e.Detail = "first seen: " + cmp.Or(v.NativeStatus, "no status")
 			evs = append(evs, e)
 		case r.Status != v.Status:
 			e := EventFor(*v, EventStatus, now)
 			e.From = r.Status
-			e.Detail = fmt.Sprintf("%s -> %s (%s)", r.Status, v.Status, firstOf(v.NativeStatus, "no status"))
+			e.Detail = fmt.Sprintf("%s -> %s (%s)", r.Status, v.Status, cmp.Or(v.NativeStatus, "no status"))
 			evs = append(evs, e)
 		}
 	}
@@ -308,30 +309,6 @@ func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]E
 	}
 	more, err := h.Sync(ctx)
 	return evs, append(probs, more...), err
-}
-
-// Scan reads every loop of the project (ScanProject) and records what
-// changed since orbit last saw it (Observe); the problems of both are in
-// the scan's Problems.
-func (h *History) Scan(ctx context.Context, now time.Time) (Scan, error) {
-	s := ScanProject(h.Root, now)
-	_, probs, err := h.Observe(ctx, s.Loops, now)
-	s.Problems = append(s.Problems, probs...)
-	return s, err
-}
-
-// Apply stops (with status, a stop word), pauses or resumes v, by kind
-// (EventStop, EventPause, EventResume).
-func (c *Control) Apply(ctx context.Context, v View, kind, status, reason string) (Event, error) {
-	switch kind {
-	case EventStop:
-		return c.Stop(ctx, v, status, reason)
-	case EventPause:
-		return c.Pause(ctx, v, reason)
-	case EventResume:
-		return c.Resume(ctx, v, reason)
-	}
-	return Event{}, fmt.Errorf("loop control %q: want stop, pause or resume", kind)
 }
 
 // Of returns the indexed history of one loop, oldest first.

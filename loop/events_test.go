@@ -10,33 +10,22 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/internal/looptest"
 	"github.com/orbit-loop/orbit/loop"
 )
-
-func kindsOf(tb testing.TB, h *loop.History, framework, id string) []string {
-	tb.Helper()
-	hist, err := h.Of(context.Background(), framework, id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var out []string
-	for _, e := range hist {
-		out = append(out, e.Kind+":"+e.Status)
-	}
-	return out
-}
 
 // TestObserve: the first look records each loop as seen; a look with
 // nothing changed records nothing; a status changed behind orbit's back is
 // recorded once, from and to.
 func TestObserve(t *testing.T) {
-	root := copyTree(t, "project")
-	h := openHistory(t, root)
+	root := looptest.CopyTree(t, "project")
+	h := looptest.OpenHistory(t, root)
 	ctx := context.Background()
 	look := func() []loop.Event {
 		t.Helper()
-		s := loop.ScanProject(root, testNow)
-		evs, probs, err := h.Observe(ctx, s.Loops, testNow)
+		s := frameworks.ScanProject(root, looptest.Now)
+		evs, probs, err := h.Observe(ctx, s.Loops, looptest.Now)
 		if err != nil || len(probs) > 0 {
 			t.Fatalf("Observe: %v %v", err, probs)
 		}
@@ -56,12 +45,12 @@ func TestObserve(t *testing.T) {
 	if len(evs) != 1 || evs[0].Kind != loop.EventStatus || evs[0].From != "paused" || evs[0].Status != "done" {
 		t.Fatalf("after an outside change: %+v", evs)
 	}
-	if got := kindsOf(t, h, "ccw", "loop-v2-20260123-def456"); !slices.Equal(got, []string{"seen:paused", "status:done"}) {
+	if got := looptest.KindsOf(t, h, "ccw", "loop-v2-20260123-def456"); !slices.Equal(got, []string{"seen:paused", "status:done"}) {
 		t.Errorf("history %q", got)
 	}
 	// The history survives the loop's file being rewritten or deleted.
 	os.Remove(path)
-	if got := kindsOf(t, h, "ccw", "loop-v2-20260123-def456"); len(got) != 2 {
+	if got := looptest.KindsOf(t, h, "ccw", "loop-v2-20260123-def456"); len(got) != 2 {
 		t.Errorf("history after the file is gone: %q", got)
 	}
 }
@@ -69,14 +58,14 @@ func TestObserve(t *testing.T) {
 // TestHistoryRebuild: the journal is the truth; an index deleted and
 // rebuilt from it answers the same.
 func TestHistoryRebuild(t *testing.T) {
-	root := copyTree(t, "project")
+	root := looptest.CopyTree(t, "project")
 	ctx := context.Background()
-	h := openHistory(t, root)
-	c := &loop.Control{Root: root, History: h, Now: func() time.Time { return testNow }}
-	s := loop.ScanProject(root, testNow)
-	h.Observe(ctx, s.Loops, testNow)
-	c.Stop(ctx, viewOf(t, root, "ccw:loop-v2-20260122-abc123"), "stopped", "enough")
-	want := kindsOf(t, h, "ccw", "loop-v2-20260122-abc123")
+	h := looptest.OpenHistory(t, root)
+	c := &frameworks.Control{Root: root, History: h, Now: func() time.Time { return looptest.Now }}
+	s := frameworks.ScanProject(root, looptest.Now)
+	h.Observe(ctx, s.Loops, looptest.Now)
+	c.Stop(ctx, looptest.ViewOf(t, root, "ccw:loop-v2-20260122-abc123"), "stopped", "enough")
+	want := looptest.KindsOf(t, h, "ccw", "loop-v2-20260122-abc123")
 	wantRows, _ := h.Store.Loops(ctx)
 
 	h.Store.Close()
@@ -84,11 +73,11 @@ func TestHistoryRebuild(t *testing.T) {
 	if err := db.Remove(dbPath); err != nil {
 		t.Fatal(err)
 	}
-	h2 := openHistory(t, root)
+	h2 := looptest.OpenHistory(t, root)
 	if probs, err := h2.Sync(ctx); err != nil || len(probs) > 0 {
 		t.Fatalf("Sync: %v %v", err, probs)
 	}
-	if got := kindsOf(t, h2, "ccw", "loop-v2-20260122-abc123"); !slices.Equal(got, want) {
+	if got := looptest.KindsOf(t, h2, "ccw", "loop-v2-20260122-abc123"); !slices.Equal(got, want) {
 		t.Errorf("history after rebuild %q; want %q", got, want)
 	}
 	gotRows, _ := h2.Store.Loops(ctx)
@@ -107,13 +96,13 @@ func TestHistoryRebuild(t *testing.T) {
 func TestSyncJournalDrift(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
-	h := openHistory(t, root)
+	h := looptest.OpenHistory(t, root)
 	ctx := context.Background()
 	journal := filepath.Join(root, loop.EventsFile)
 	line := func(id, kind, status string) string {
 		return `{"ts":"2026-03-09T12:00:00.000Z","framework":"ccw","loop":"` + id + `","event":"` + kind + `","status":"` + status + `"}` + "\n"
 	}
-	write(t, journal, line("a", "seen", "running")+"not json\n"+`{"framework":"ccw"}`+"\n"+line("a", "stop", "stopped")+`{"ts":"x","framework":"ccw","loop":"b","event":"seen"`)
+	looptest.Write(t, journal, line("a", "seen", "running")+"not json\n"+`{"framework":"ccw"}`+"\n"+line("a", "stop", "stopped")+`{"ts":"x","framework":"ccw","loop":"b","event":"seen"`)
 	probs, err := h.Sync(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -126,22 +115,22 @@ func TestSyncJournalDrift(t *testing.T) {
 		!strings.HasPrefix(msgs[1], ".claude/orbit-loop-events.jsonl:3: invalid loop event: framework, loop and event are required") {
 		t.Errorf("problems %q", msgs)
 	}
-	if got := kindsOf(t, h, "ccw", "a"); !slices.Equal(got, []string{"seen:running", "stop:stopped"}) {
+	if got := looptest.KindsOf(t, h, "ccw", "a"); !slices.Equal(got, []string{"seen:running", "stop:stopped"}) {
 		t.Errorf("history of a %q", got)
 	}
 	// The torn last line waits for its newline.
-	if got := kindsOf(t, h, "ccw", "b"); len(got) != 0 {
+	if got := looptest.KindsOf(t, h, "ccw", "b"); len(got) != 0 {
 		t.Errorf("torn line indexed: %q", got)
 	}
 	f, _ := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0o644)
 	f.WriteString("}\n")
 	f.Close()
 	h.Sync(ctx)
-	if got := kindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"seen:"}) {
+	if got := looptest.KindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"seen:"}) {
 		t.Errorf("completed line: %q", got)
 	}
 	// A journal whose past changed is indexed again from the start.
-	write(t, journal, line("c", "seen", "paused"))
+	looptest.Write(t, journal, line("c", "seen", "paused"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -157,32 +146,32 @@ func TestSyncJournalDrift(t *testing.T) {
 func TestSyncJournalPastEdited(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
-	h := openHistory(t, root)
+	h := looptest.OpenHistory(t, root)
 	ctx := context.Background()
 	journal := filepath.Join(root, loop.EventsFile)
 	line := func(id, kind, status string) string {
 		return `{"ts":"2026-03-09T12:00:00.000Z","framework":"ccw","loop":"` + id + `","event":"` + kind + `","status":"` + status + `"}` + "\n"
 	}
-	write(t, journal, line("a", "seen", "running")+line("a", "stop", "stopped"))
+	looptest.Write(t, journal, line("a", "seen", "running")+line("a", "stop", "stopped"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The last line edited in place: another loop id, the same length.
-	write(t, journal, line("a", "seen", "running")+line("b", "stop", "stopped"))
+	looptest.Write(t, journal, line("a", "seen", "running")+line("b", "stop", "stopped"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := kindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"stop:stopped"}) {
+	if got := looptest.KindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"stop:stopped"}) {
 		t.Errorf("after the same-length edit, history of b %q", got)
 	}
-	if got := kindsOf(t, h, "ccw", "a"); !slices.Equal(got, []string{"seen:running"}) {
+	if got := looptest.KindsOf(t, h, "ccw", "a"); !slices.Equal(got, []string{"seen:running"}) {
 		t.Errorf("after the same-length edit, history of a %q", got)
 	}
 	// A line inserted before the last moves it: a line end still falls on
 	// the old mark, but the last indexed line is no longer before it.
 	first := line("c", "seen", "running")
 	pad := strings.Repeat(" ", len(line("a", "seen", "running"))-1)
-	write(t, journal, first+pad+"\n"+line("b", "stop", "stopped"))
+	looptest.Write(t, journal, first+pad+"\n"+line("b", "stop", "stopped"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,16 @@ package loop
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 )
 
@@ -65,7 +68,7 @@ func ParseObject(path, what string, data []byte) (*State, error) {
 				off--
 			}
 		}
-		line, col := position(data, off)
+		line, col := Position(data, off)
 		return fmt.Errorf("%s:%d:%d: invalid %s: %v", path, line, col, what, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	tok, err := dec.Token()
@@ -97,7 +100,8 @@ func ParseObject(path, what string, data []byte) (*State, error) {
 	return s, nil
 }
 
-func position(data []byte, off int64) (line, col int) {
+// Position is the line and column (from 1) of the byte at offset off in data.
+func Position(data []byte, off int64) (line, col int) {
 	line, col = 1, 1
 	for i := int64(0); i < off && i < int64(len(data)); i++ {
 		if data[i] == '\n' {
@@ -129,15 +133,14 @@ func (s *State) get(key string) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// Set sets a field to v, keeping its place (new fields go last).
+// Set sets a field to v, keeping its place (new fields go last). v is
+// encoded as Marshal does ("<promise>" stays greppable).
 func (s *State) Set(key string, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // "<promise>" stays greppable
-	if err := enc.Encode(v); err != nil {
+	raw, err := Marshal(v)
+	if err != nil {
 		return fmt.Errorf("set %s in %s: %w", key, s.Path, err)
 	}
-	s.set(key, bytes.TrimSpace(b.Bytes()))
+	s.set(key, raw)
 	return nil
 }
 
@@ -223,5 +226,58 @@ func (s *State) SetRaw(key string, raw []byte) error {
 		return fmt.Errorf("set %s in %s: not JSON", key, s.Path)
 	}
 	s.set(key, append(json.RawMessage(nil), bytes.TrimSpace(raw)...))
+	return nil
+}
+
+// Marshal encodes v as JSON the way Node's JSON.stringify does (the
+// frameworks' own scripts write their files with it): no HTML escaping of
+// <, > and &.
+func Marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// LockPath is the lock orbit takes to rewrite another framework's file:
+// a hidden file beside it (.{name}.lock), so that the frameworks' own
+// listings (every *.json of a directory) never see it. The ORBIT state
+// file keeps its own lock, ceo-loop-state.json.lock.
+func LockPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+}
+
+// Edit rewrites the JSON object file at path under its lock (LockPath):
+// fn edits the ordered object read fresh from disk, and the result replaces
+// the file atomically (temp file, fsync, rename). Fields fn leaves alone
+// keep their values and order.
+func Edit(ctx context.Context, path string, fn func(*State) error) error {
+	unlock, err := flock.Path(ctx, LockPath(path))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := ReadState(path)
+	if errors.Is(err, ErrNoState) {
+		return fmt.Errorf("%s: the loop's file is gone", path)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fn(st); err != nil {
+		return err
+	}
+	return st.Write()
+}
+
+// CheckID refuses a loop id that is not a plain file name: loop ids name
+// files in the frameworks' registry directories, and must not escape them.
+func CheckID(id string) error {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+		return fmt.Errorf("loop id %q: must be a file name (no slashes, not starting with a dot)", id)
+	}
 	return nil
 }

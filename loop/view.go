@@ -1,50 +1,13 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
-
-// The frameworks whose loops orbit reads, in the order it lists them.
-const (
-	Citadel   = "citadel"   // seed 001: .planning/loops/*.json, .planning/daemon.json
-	CCW       = "ccw"       // seed 002: .workflow/.loop/*.json and their tasks
-	Cavekit   = "cavekit"   // seed 003: .cavekit/
-	Conductor = "conductor" // seed 004: conductor/tracks/*/metadata.json
-	ORBIT     = "orbit"     // seed 000: .claude/ceo-loop-state.json
-)
-
-// Frameworks lists every framework, in listing order.
-var Frameworks = []string{Citadel, CCW, Cavekit, Conductor, ORBIT}
-
-// ActiveStatuses are Citadel's states of a loop that has not stopped.
-var ActiveStatuses = []string{"planned", "running", "waiting", "paused", "needs-human-review"}
-
-// Statuses are the status words of the unified view and of a Citadel loop
-// record: Citadel's active states and the shared stop vocabulary (seed 001).
-var Statuses = []string{"planned", "running", "waiting", "paused", "needs-human-review",
-	"done", "verifier-passed", "verifier-failed", "blocked", "budget-exhausted", "attempt-limit",
-	"unsafe-to-continue", "no-active-work", "stopped"}
-
-// Unknown is the status of a loop whose own status word orbit cannot map;
-// the word itself is in NativeStatus, and a warning says why.
-const Unknown = "unknown"
-
-// IsStatus reports whether s is a status word.
-func IsStatus(s string) bool { return slices.Contains(Statuses, s) }
-
-// IsStopped reports whether a loop in status s has stopped: a stop word
-// other than needs-human-review (which waits for a person, then resumes).
-func IsStopped(s string) bool { return IsStopReason(s) && s != "needs-human-review" }
 
 // Detail is one named fact shown by `orbit loop show`.
 type Detail struct {
@@ -82,10 +45,10 @@ type View struct {
 	// History is what orbit's loop event journal holds about the loop.
 	History []HistoryEvent `json:"history,omitempty"`
 
-	// derived: the framework's files do not record why the loop stopped,
+	// Derived: the framework's files do not record why the loop stopped,
 	// so the status is derived (Cavekit after teardown); a stop orbit
-	// recorded takes precedence.
-	derived bool
+	// recorded takes precedence (History.Observe).
+	Derived bool `json:"-"`
 }
 
 // RunView is one entry of a Citadel record's runs.
@@ -104,43 +67,28 @@ type RunView struct {
 // Key identifies a loop across frameworks.
 func (v View) Key() string { return v.Framework + ":" + v.ID }
 
-func (v *View) warn(format string, args ...any) {
+// Warnf adds a warning about the loop.
+func (v *View) Warnf(format string, args ...any) {
 	v.Warnings = append(v.Warnings, fmt.Sprintf(format, args...))
 }
 
-// identify sets the view's id from o's key, else from name (the record
-// file's, or its directory's when dir), warning when the id is missing or
-// differs from name.
-func (v *View) identify(o object, key, name string, dir bool) {
-	after, differs := "file", "file name"
-	if dir {
-		after, differs = "directory", "directory"
-	}
-	v.ID, _ = o.str(key)
-	switch {
-	case v.ID == "":
-		v.ID = name
-		v.warn("no %s: named after the %s", key, after)
-	case v.ID != name:
-		v.warn("%s %q differs from the %s %q", key, v.ID, differs, name)
-	}
-}
-
-// note adds a warning when s says something.
-func (v *View) note(s string) {
+// Note adds a warning when s says something.
+func (v *View) Note(s string) {
 	if s != "" {
 		v.Warnings = append(v.Warnings, s)
 	}
 }
 
-func (v *View) detail(name, value string) {
+// AddDetail adds a named fact, when value says something.
+func (v *View) AddDetail(name, value string) {
 	if value != "" {
 		v.Details = append(v.Details, Detail{name, value})
 	}
 }
 
-func (v *View) file(root, path string) {
-	v.Files = append(v.Files, rel(root, path))
+// AddFile lists a file of the loop (path under root).
+func (v *View) AddFile(root, path string) {
+	v.Files = append(v.Files, Rel(root, path))
 }
 
 // IterationText renders iteration / max ("-" for an unknown side).
@@ -190,107 +138,6 @@ func (p Problem) Error() string { return p.Err }
 type Scan struct {
 	Loops    []View    `json:"loops"`
 	Problems []Problem `json:"problems"`
-}
-
-// ScanProject finds and reads, in place and read-only, the loops of every
-// framework under root. A file that cannot be read is a Problem, never a
-// crash; the loops are in framework order, then by id.
-func ScanProject(root string, now time.Time) Scan {
-	var s Scan
-	scanCitadel(root, &s)
-	scanCCW(root, &s)
-	scanCavekit(root, now, &s)
-	scanConductor(root, &s)
-	scanOrbit(root, now, &s)
-	for i := range s.Loops {
-		v := &s.Loops[i]
-		for _, l := range []*[]string{&v.Files, &v.Controls, &v.Warnings} {
-			if *l == nil {
-				*l = []string{}
-			}
-		}
-		if v.Details == nil {
-			v.Details = []Detail{}
-		}
-	}
-	if s.Problems == nil {
-		s.Problems = []Problem{}
-	}
-	order := map[string]int{}
-	for i, f := range Frameworks {
-		order[f] = i
-	}
-	slices.SortStableFunc(s.Loops, func(a, b View) int {
-		if d := order[a.Framework] - order[b.Framework]; d != 0 {
-			return d
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return s
-}
-
-func (s *Scan) problem(root string, path string, err error) {
-	r := rel(root, path)
-	msg := strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
-	if !strings.HasPrefix(msg, r) {
-		msg = r + ": " + msg
-	}
-	s.Problems = append(s.Problems, Problem{Path: r, Err: msg})
-}
-
-// readEach reads the JSON files at paths and maps each with view, on as
-// many goroutines as there are CPUs; the loops and problems are added in
-// the order of paths. A file that has disappeared meanwhile is skipped.
-func (s *Scan) readEach(root string, paths []string, view func(path string, o object) (View, error)) {
-	type result struct {
-		v    View
-		ok   bool
-		errs []error
-	}
-	res := make([]result, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(paths)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// One buffer per goroutine: a view copies what it keeps, so
-			// the next file may reuse the bytes of the last.
-			var buf []byte
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) {
-					return
-				}
-				data, err := readFile(paths[i], buf)
-				var o object
-				if err == nil {
-					buf = data
-					o, err = parseObject(paths[i], data)
-				}
-				switch {
-				case errors.Is(err, os.ErrNotExist):
-				case err != nil:
-					res[i].errs = append(res[i].errs, err)
-				default:
-					v, err := view(paths[i], o)
-					res[i].v, res[i].ok = v, true
-					if err != nil {
-						res[i].errs = append(res[i].errs, err)
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for i, r := range res {
-		for _, err := range r.errs {
-			s.problem(root, paths[i], err)
-		}
-		if r.ok {
-			s.Loops = append(s.Loops, r.v)
-		}
-	}
 }
 
 // Find returns the loop named id: exactly, as framework:id, or as the only
@@ -369,8 +216,9 @@ func (s Scan) Resolve(id, control string) (View, error) {
 	return v, &AmbiguousError{ID: id, Keys: keys}
 }
 
-// rel is path relative to root, with forward slashes.
-func rel(root, path string) string {
+// Rel is path relative to root, with forward slashes: how views, events
+// and problems name files.
+func Rel(root, path string) string {
 	r, err := filepath.Rel(root, path)
 	if err != nil {
 		return filepath.ToSlash(path)
@@ -378,14 +226,9 @@ func rel(root, path string) string {
 	return filepath.ToSlash(r)
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// timeOf parses the timestamps the frameworks write: RFC 3339 with or
+// ParseTime parses the timestamps the frameworks write: RFC 3339 with or
 // without fractions, or a bare date.
-func timeOf(s string) (time.Time, bool) {
+func ParseTime(s string) (time.Time, bool) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
@@ -394,27 +237,27 @@ func timeOf(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// checkTime warns when a timestamp field holds something else (a template
+// CheckTime warns when a timestamp field holds something else (a template
 // placeholder like "{ISO timestamp}" or "$STARTED").
-func (v *View) checkTime(field, value string) {
+func (v *View) CheckTime(field, value string) {
 	if value == "" {
 		return
 	}
-	if _, ok := timeOf(value); !ok {
-		v.warn("%s is not a time: %q", field, value)
+	if _, ok := ParseTime(value); !ok {
+		v.Warnf("%s is not a time: %q", field, value)
 	}
 }
 
-// latest is the latest of the timestamps given (as written), or the last
+// Latest is the latest of the timestamps given (as written), or the last
 // non-empty one when none parses.
-func latest(values ...string) string {
+func Latest(values ...string) string {
 	var best string
 	var bestT time.Time
 	for _, s := range values {
 		if s == "" {
 			continue
 		}
-		t, ok := timeOf(s)
+		t, ok := ParseTime(s)
 		switch {
 		case ok && (bestT.IsZero() || t.After(bestT)):
 			best, bestT = s, t
@@ -424,6 +267,3 @@ func latest(values ...string) string {
 	}
 	return best
 }
-
-func i64(n int64) *int64     { return &n }
-func f64(n float64) *float64 { return &n }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/orbit-loop/orbit/frameworks"
 	"github.com/orbit-loop/orbit/knowledge"
 	"github.com/orbit-loop/orbit/loop"
 )
@@ -17,7 +18,7 @@ func (s *Server) scanLoops(ctx context.Context) (*loop.History, loop.Scan, error
 	h := &loop.History{Root: s.proj.Root, Store: s.ix.Store}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sc, err := h.Scan(ctx, s.cfg.Now())
+	sc, err := frameworks.Scan(ctx, h, s.cfg.Now())
 	for _, p := range sc.Problems {
 		s.logf("loops: %s", p.Err)
 	}
@@ -29,8 +30,8 @@ func (s *Server) scanLoops(ctx context.Context) (*loop.History, loop.Scan, error
 func (s *Server) handleLoops(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	framework, active := q.Get("framework"), q.Get("active")
-	if framework != "" && !isFramework(framework) {
-		problem(w, r, http.StatusBadRequest, "bad query parameter", "framework="+framework+": want one of "+strings.Join(loop.Frameworks, ", "))
+	if framework != "" && !loop.IsFramework(framework) {
+		problem(w, r, http.StatusBadRequest, "bad query parameter", "framework="+framework+": want one of "+strings.Join(loop.Frameworks(), ", "))
 		return
 	}
 	if active != "" && active != "true" && active != "false" {
@@ -49,15 +50,6 @@ func (s *Server) handleLoops(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, views)
-}
-
-func isFramework(s string) bool {
-	for _, f := range loop.Frameworks {
-		if f == s {
-			return true
-		}
-	}
-	return false
 }
 
 // handleLoop is GET /api/v1/loops/{id}: one loop with its history, as
@@ -115,7 +107,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 		}
 		if !loop.IsStopReason(req.Status) {
 			problem(w, r, http.StatusUnprocessableEntity, "the request cannot be applied as given",
-				"status "+req.Status+" is not in the shared stop vocabulary (allowed: "+strings.Join(loop.StopReasons, ", ")+")")
+				"status "+req.Status+" is not in the shared stop vocabulary (allowed: "+strings.Join(loop.StopReasons(), ", ")+")")
 			return
 		}
 	} else if req.Status != "" {
@@ -132,7 +124,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 		loopProblem(w, r, err)
 		return
 	}
-	c := &loop.Control{Root: s.proj.Root, History: h, Now: s.cfg.Now}
+	c := &frameworks.Control{Root: s.proj.Root, History: h, Now: s.cfg.Now}
 	s.mu.Lock()
 	e, err := c.Apply(r.Context(), v, action, req.Status, req.Reason)
 	s.mu.Unlock()
@@ -155,7 +147,7 @@ func loopProblem(w http.ResponseWriter, r *http.Request, err error) {
 		problem(w, r, http.StatusNotFound, "no such loop", err.Error())
 	case errors.As(err, &ae):
 		problem(w, r, http.StatusConflict, "the id names several loops", err.Error())
-	case errors.Is(err, loop.ErrAlreadyStopped), errors.Is(err, loop.ErrNoControl), errors.Is(err, loop.ErrWrongState):
+	case errors.Is(err, frameworks.ErrAlreadyStopped), errors.Is(err, frameworks.ErrNoControl), errors.Is(err, frameworks.ErrWrongState):
 		problem(w, r, http.StatusConflict, "the loop cannot do that now", err.Error())
 	default:
 		problem(w, r, http.StatusInternalServerError, "the loop could not be changed", err.Error())

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orbit-loop/orbit/frameworks"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/server"
@@ -42,9 +43,9 @@ func TestLoopsList(t *testing.T) {
 	r := e.get("/api/v1/loops")
 	wantStatus(t, "GET loops", r, 200)
 	r.decodeJSON(t, &got)
-	want := loop.ScanProject(e.proj.Root, testNow).Loops
+	want := frameworks.ScanProject(e.proj.Root, testNow).Loops
 	if len(got) != len(want) || len(got) == 0 {
-		t.Fatalf("GET loops: %d loops; want %d (loop.ScanProject)", len(got), len(want))
+		t.Fatalf("GET loops: %d loops; want %d (frameworks.ScanProject)", len(got), len(want))
 	}
 	frameworks := map[string]bool{}
 	for i, v := range got {
@@ -53,8 +54,8 @@ func TestLoopsList(t *testing.T) {
 			t.Errorf("loop %d = %s %s; want %s %s", i, v.Key(), v.Status, want[i].Key(), want[i].Status)
 		}
 	}
-	if len(frameworks) != len(loop.Frameworks) {
-		t.Errorf("frameworks listed %v; want all of %v", frameworks, loop.Frameworks)
+	if len(frameworks) != len(loop.Frameworks()) {
+		t.Errorf("frameworks listed %v; want all of %v", frameworks, loop.Frameworks())
 	}
 	// The listing records what orbit saw: one seen event per loop.
 	if n := len(e.lines(loop.EventsFile)); n != len(want) {

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/hook"
 	"github.com/orbit-loop/orbit/internal/tooltest"
-	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 )
 
 // Files of the ORBIT loop, relative to the project root.
@@ -205,9 +206,9 @@ func (p *testProject) lastLog() string {
 	return l[len(l)-1]
 }
 
-func (p *testProject) orbitState() loop.Orbit {
+func (p *testProject) orbitState() ceo.LoopInfo {
 	p.tb.Helper()
-	o, _, err := loop.ReadOrbit(p.path(stateRel))
+	o, _, err := ceo.ReadLoopState(p.path(stateRel))
 	if err != nil {
 		p.tb.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestHookStopContinues(t *testing.T) {
 	if got := p.lastLog(); got != wantLog {
 		t.Errorf("hook log = %q; want %q", got, wantLog)
 	}
-	if lk, err := loop.ReadLock(p.path(lockRel)); err != nil || lk == nil || lk.Owner != "session:s1" || !lk.HeartbeatAt.Equal(testNow) {
+	if lk, err := orbitloop.ReadLock(p.path(lockRel)); err != nil || lk == nil || lk.Owner != "session:s1" || !lk.HeartbeatAt.Equal(testNow) {
 		t.Errorf("lock = %+v, %v; want session:s1's, heartbeat now", lk, err)
 	}
 }
@@ -847,7 +848,7 @@ func TestHookStopLock(t *testing.T) {
 		if want := "orbit: took over the loop from session:old, whose heartbeat was older than 5m0s"; out.SystemMessage != want {
 			t.Errorf("systemMessage = %q; want %q", out.SystemMessage, want)
 		}
-		if lk, _ := loop.ReadLock(p.path(lockRel)); lk == nil || lk.Owner != "session:s2" {
+		if lk, _ := orbitloop.ReadLock(p.path(lockRel)); lk == nil || lk.Owner != "session:s2" {
 			t.Errorf("lock = %+v; want session:s2's", lk)
 		}
 	})

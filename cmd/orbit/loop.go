@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/hook"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
@@ -90,7 +92,7 @@ state file that orbit does not own are kept.`,
 	cmd.Flags().Int64Var(&opts.MaxIterations, "max-iterations", 20, "stop after this many iterations")
 	cmd.Flags().DurationVar(&opts.TimeLimit, "time-limit", 30*time.Minute, "stop when this much time has passed (0: none)")
 	cmd.Flags().Int64Var(&opts.Budget, "budget", 0, "stop when the session transcript shows this many tokens used (0: none)")
-	cmd.Flags().StringVar(&opts.Sentinel, "sentinel", loop.DefaultSentinel, "text that ends the loop when the agent writes it")
+	cmd.Flags().StringVar(&opts.Sentinel, "sentinel", ceo.DefaultSentinel, "text that ends the loop when the agent writes it")
 	cmd.Flags().StringVar(&opts.HookEvent, "hook-event", "Stop", "the hook event that ends an iteration: Stop (the main agent) or SubagentStop (a subagent runs the loop)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "restart a loop that is still active")
 	return cmd
@@ -108,16 +110,16 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 		return err
 	}
 	defer unlock()
-	o, st, err := loop.ReadOrbit(path)
+	o, st, err := ceo.ReadLoopState(path)
 	switch {
 	case err != nil && st == nil && opts.Force:
 		// Not JSON: start afresh, the old bytes saved beside it.
 		var backup string
-		if st, backup, err = loop.RecoverState(path, f.Now()); err != nil {
+		if st, backup, err = orbitloop.RecoverState(path, f.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "orbit: %s was not a state file; saved it as %s and started a fresh one\n", project.StateFile, relTo(ix.Project.Root, backup))
-		o = loop.Orbit{}
+		o = ceo.LoopInfo{}
 	case err != nil && st == nil:
 		return fmt.Errorf("%w (`orbit loop start --force` saves it aside and starts afresh)", err)
 	case err != nil && !opts.Force:
@@ -134,7 +136,7 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err = loop.Start(st, path, loop.StartOptions{MaxIterations: opts.MaxIterations, TimeLimit: opts.TimeLimit, BudgetTokens: opts.Budget, Sentinel: opts.Sentinel, HookEvent: opts.HookEvent},
+	st, err = orbitloop.MarkStarted(st, path, orbitloop.StartOptions{MaxIterations: opts.MaxIterations, TimeLimit: opts.TimeLimit, BudgetTokens: opts.Budget, Sentinel: opts.Sentinel, HookEvent: opts.HookEvent},
 		h.Correct, h.Incorrect, string(h.Level), counts.Decisions, f.Now())
 	if err != nil {
 		return err
@@ -142,7 +144,7 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	if err := st.Write(); err != nil {
 		return err
 	}
-	if err := loop.Release(ctx, ix.Project.Path(hook.LockFile), ""); err != nil {
+	if err := orbitloop.Release(ctx, ix.Project.Path(orbitloop.LockFile), ""); err != nil {
 		return err
 	}
 	limit := "no time limit"
@@ -208,7 +210,7 @@ ORBIT loop is stopped again, with a note, as it always was.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			statusSet := cmd.Flags().Changed("status")
 			if statusSet && !loop.IsStopReason(opts.Status) {
-				return flagErrorf("--status %q is not allowed (allowed: %s)", opts.Status, strings.Join(loop.StopReasons, ", "))
+				return flagErrorf("--status %q is not allowed (allowed: %s)", opts.Status, strings.Join(loop.StopReasons(), ", "))
 			}
 			if len(args) == 1 {
 				opts.ID = args[0]
@@ -217,7 +219,7 @@ ORBIT loop is stopped again, with a note, as it always was.`,
 			case opts.ID == "" && !statusSet:
 				// As before: --reason is the stop word.
 				if !loop.IsStopReason(opts.Reason) {
-					return flagErrorf("--reason %q is not allowed (allowed: %s)", opts.Reason, strings.Join(loop.StopReasons, ", "))
+					return flagErrorf("--reason %q is not allowed (allowed: %s)", opts.Reason, strings.Join(loop.StopReasons(), ", "))
 				}
 				opts.Status = opts.Reason
 			case cmd.Flags().Changed("reason"):
@@ -229,7 +231,7 @@ ORBIT loop is stopped again, with a note, as it always was.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			if opts.ID != "" && opts.ID != loop.OrbitID && opts.ID != loop.ORBIT+":"+loop.OrbitID {
+			if opts.ID != "" && opts.ID != orbitloop.ID && opts.ID != loop.ORBIT+":"+orbitloop.ID {
 				return loopControlRun(cmd.Context(), f, opts.ID, loop.EventStop, opts.Status, opts.Text)
 			}
 			// The ORBIT loop, by its id or without one: as it always was.
@@ -253,7 +255,7 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 		return err
 	}
 	defer unlock()
-	o, st, err := loop.ReadOrbit(path)
+	o, st, err := ceo.ReadLoopState(path)
 	switch {
 	case err != nil && st == nil:
 		// Not JSON, so nothing to keep field by field: save the bytes
@@ -261,11 +263,11 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 		// session end (it cannot go on with a broken state anyway).
 		fmt.Fprintf(f.IO.ErrOut, "orbit: %v\n", err)
 		var backup string
-		if st, backup, err = loop.RecoverState(path, f.Now()); err != nil {
+		if st, backup, err = orbitloop.RecoverState(path, f.Now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "orbit: saved it as %s; the loop is stopped with a fresh state file\n", relTo(ix.Project.Root, backup))
-		o = loop.Orbit{HasState: true, Active: true}
+		o = ceo.LoopInfo{HasState: true, Active: true}
 	case err != nil:
 		// A field of the wrong type: stopping only sets active,
 		// stop_reason and stopped_at; every other field stays as it is.
@@ -281,22 +283,22 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 		// loop stopped for needs-human-review waits for a person, whose
 		// stop is recorded.)
 		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s); left as it is\n", o.StopReason, orDash(o.StoppedAt))
-		return loop.Release(ctx, ix.Project.Path(hook.LockFile), "")
+		return orbitloop.Release(ctx, ix.Project.Path(orbitloop.LockFile), "")
 	}
 	if !o.Active {
 		fmt.Fprintf(f.IO.ErrOut, "the loop was already stopped (%s at %s)\n", orDash(o.StopReason), orDash(o.StoppedAt))
 	}
-	before, ok := loop.OrbitView(ix.Project.Root, f.Now())
+	before, ok, _ := orbitloop.View(ix.Project.Root, f.Now())
 	if !ok {
-		before = loop.View{Framework: loop.ORBIT, ID: loop.OrbitID, Title: "ORBIT CEO loop", Path: loop.OrbitStateFile, Status: loop.Unknown}
+		before = loop.View{Framework: loop.ORBIT, ID: orbitloop.ID, Title: "ORBIT CEO loop", Path: project.StateFile, Status: loop.Unknown}
 	}
-	if err := loop.Stop(st, opts.Status, f.Now()); err != nil {
+	if err := orbitloop.MarkStopped(st, opts.Status, f.Now()); err != nil {
 		return err
 	}
 	if err := st.Write(); err != nil {
 		return err
 	}
-	if err := loop.Release(ctx, ix.Project.Path(hook.LockFile), ""); err != nil {
+	if err := orbitloop.Release(ctx, ix.Project.Path(orbitloop.LockFile), ""); err != nil {
 		return err
 	}
 	e := loop.EventFor(before, loop.EventStop, f.Now())
@@ -306,7 +308,7 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 		return err
 	}
 	if opts.ID != "" {
-		fmt.Fprintf(f.IO.Out, "%s %s: %s -> %s (%s)\n", loop.ORBIT, loop.OrbitID, before.Status, opts.Status, describeChange(before, loop.EventStop))
+		fmt.Fprintf(f.IO.Out, "%s %s: %s -> %s (%s)\n", loop.ORBIT, orbitloop.ID, before.Status, opts.Status, describeChange(before, loop.EventStop))
 	}
 	return orbitSummary(ctx, f)
 }
@@ -357,15 +359,15 @@ func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	o, _, err := loop.ReadOrbit(p.Path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(p.Path(project.StateFile))
 	if err != nil {
 		return err
 	}
-	lk, lerr := loop.ReadLock(p.Path(hook.LockFile))
+	lk, lerr := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, struct {
-			loop.Orbit
-			Lock *loop.Lock `json:"lock"`
+			ceo.LoopInfo
+			Lock *orbitloop.Lock `json:"lock"`
 		}{o, lk})
 	}
 	out := f.IO.Out

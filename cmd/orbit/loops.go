@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orbit-loop/orbit/citadel"
+	"github.com/orbit-loop/orbit/frameworks"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/report"
 )
@@ -40,7 +42,7 @@ func scanLoops(ctx context.Context, f *Factory) (*loop.History, loop.Scan, error
 	// Reading every loop file allocates a few MB that die young; a larger
 	// GC target for this short-lived read saves a sixth of its CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	s, err := h.Scan(ctx, f.Now())
+	s, err := frameworks.Scan(ctx, h, f.Now())
 	if err != nil {
 		return nil, s, err
 	}
@@ -101,10 +103,10 @@ and stop conditions. ` + "`orbit loop plan --template NAME`" + ` instantiates on
 func loopTemplatesRun(opts *loopTemplatesOptions) error {
 	f := opts.f
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, loop.Templates)
+		return opts.JSON.write(f.IO.Out, citadel.Templates())
 	}
 	t := &report.Table{Header: []string{"TEMPLATE", "TYPE", "TRIGGER", "ATTEMPTS", "VERIFIER", "STOP CONDITIONS", "GOAL"}}
-	for _, tp := range loop.Templates {
+	for _, tp := range citadel.Templates() {
 		trigger := tp.TriggerKind
 		if tp.Cadence != "" {
 			trigger += " (" + tp.Cadence + ")"
@@ -124,7 +126,7 @@ type loopPlanOptions struct {
 	f        *Factory
 	Template string
 	Write    bool
-	Plan     loop.PlanOptions
+	Plan     citadel.PlanOptions
 }
 
 func newCmdLoopPlan(f *Factory, runF func(*loopPlanOptions) error) *cobra.Command {
@@ -148,10 +150,10 @@ every template, losing e.g. pr-review-repair's "scheduled".`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Template == "" {
-				return flagErrorf("--template is required (one of: %s)", strings.Join(loop.TemplateNames(), ", "))
+				return flagErrorf("--template is required (one of: %s)", strings.Join(citadel.TemplateNames(), ", "))
 			}
-			if _, err := loop.FindTemplate(opts.Template); err != nil {
-				return flagErrorf("--template %q is not a template (templates: %s)", opts.Template, strings.Join(loop.TemplateNames(), ", "))
+			if _, err := citadel.FindTemplate(opts.Template); err != nil {
+				return flagErrorf("--template %q is not a template (templates: %s)", opts.Template, strings.Join(citadel.TemplateNames(), ", "))
 			}
 			if runF != nil {
 				return runF(opts)
@@ -171,7 +173,7 @@ every template, losing e.g. pr-review-repair's "scheduled".`,
 
 func loopPlanRun(ctx context.Context, opts *loopPlanOptions) error {
 	f := opts.f
-	tp, err := loop.FindTemplate(opts.Template)
+	tp, err := citadel.FindTemplate(opts.Template)
 	if err != nil {
 		return err
 	}
@@ -186,7 +188,7 @@ func loopPlanRun(ctx context.Context, opts *loopPlanOptions) error {
 		if err != nil {
 			return err
 		}
-		path, err := loop.CreateContract(ctx, h.Root, c)
+		path, err := citadel.CreateContract(ctx, h.Root, c)
 		if err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ func relTo(root, path string) string {
 
 type loopRunOptions struct {
 	f    *Factory
-	Run  loop.RunOptions
+	Run  citadel.RunOptions
 	JSON jsonFlag
 }
 
@@ -286,7 +288,7 @@ func loopRunRun(ctx context.Context, opts *loopRunOptions) error {
 	if err != nil {
 		return err
 	}
-	r := &loop.Runner{Root: h.Root, History: h, Now: f.Now}
+	r := &citadel.Runner{Root: h.Root, History: h, Now: f.Now}
 	ro := opts.Run
 	ro.Output, ro.Progress = f.IO.ErrOut, f.IO.ErrOut
 	if !ro.Write && ro.Loop == "" {
@@ -301,7 +303,7 @@ func loopRunRun(ctx context.Context, opts *loopRunOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(f.IO.Out, "%s after %d of %d attempts: %s\n", res.Status, res.Attempts, res.MaxAttempts, loop.StopMeanings[res.Status])
+		fmt.Fprintf(f.IO.Out, "%s after %d of %d attempts: %s\n", res.Status, res.Attempts, res.MaxAttempts, loop.StopMeaning(res.Status))
 		if res.Path != "" {
 			fmt.Fprintf(f.IO.Out, "record: %s\n", res.Path)
 		}
@@ -349,8 +351,8 @@ history survives any later rewrite of its file.`,
   orbit loop list --json=framework,id,status,warnings`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Framework != "" && !slices.Contains(loop.Frameworks, opts.Framework) {
-				return flagErrorf("--framework %q is not allowed (allowed: %s)", opts.Framework, strings.Join(loop.Frameworks, ", "))
+			if opts.Framework != "" && !slices.Contains(loop.Frameworks(), opts.Framework) {
+				return flagErrorf("--framework %q is not allowed (allowed: %s)", opts.Framework, strings.Join(loop.Frameworks(), ", "))
 			}
 			if runF != nil {
 				return runF(opts)
@@ -526,7 +528,7 @@ func loopControlRun(ctx context.Context, f *Factory, id, kind, status, reason st
 	if err != nil {
 		return err
 	}
-	c := &loop.Control{Root: h.Root, History: h, Now: f.Now}
+	c := &frameworks.Control{Root: h.Root, History: h, Now: f.Now}
 	e, err := c.Apply(ctx, v, kind, status, reason)
 	if err != nil {
 		return err
@@ -549,7 +551,7 @@ func describeChange(v loop.View, kind string) string {
 	case loop.CCW:
 		return "status, failure_reason, completed_at in " + v.Path
 	case loop.Cavekit:
-		return "torn down: " + loop.CavekitLoopFile + " removed"
+		return "torn down: " + frameworks.CavekitLoopFile + " removed"
 	case loop.Conductor:
 		return "COMPLETE/PASSED_WITH_WARNINGS with a warning, stop_reason in " + v.Path
 	default:

@@ -1,8 +1,7 @@
-package loop_test
+package frameworks_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/internal/looptest"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -42,7 +43,7 @@ func check(t *testing.T, v loop.View, w want) {
 		t.Errorf("%s: title %q; want %q", v.Key(), v.Title, w.title)
 	}
 	for _, sub := range w.warnings {
-		if !contains(v.Warnings, sub) {
+		if !looptest.Contains(v.Warnings, sub) {
 			t.Errorf("%s: no warning with %q in %q", v.Key(), sub, v.Warnings)
 		}
 	}
@@ -58,7 +59,7 @@ func check(t *testing.T, v loop.View, w want) {
 // ../shared/examples of all five frameworks in one project, plus a few
 // CCW records of our own.
 func TestScanEveryFramework(t *testing.T) {
-	s := loop.ScanProject(fixture("project"), testNow)
+	s := frameworks.ScanProject(looptest.Fixture("project"), looptest.Now)
 	if len(s.Problems) > 0 {
 		t.Fatalf("problems: %v", s.Problems)
 	}
@@ -111,8 +112,8 @@ func TestScanEveryFramework(t *testing.T) {
 			order = append(order, v.Framework)
 		}
 	}
-	if !slices.Equal(order, loop.Frameworks) {
-		t.Errorf("framework order %q; want %q", order, loop.Frameworks)
+	if !slices.Equal(order, loop.Frameworks()) {
+		t.Errorf("framework order %q; want %q", order, loop.Frameworks())
 	}
 }
 
@@ -169,9 +170,9 @@ func TestScanEdgeCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := tt.now
 			if now.IsZero() {
-				now = testNow
+				now = looptest.Now
 			}
-			s := loop.ScanProject(fixture(tt.tree), now)
+			s := frameworks.ScanProject(looptest.Fixture(tt.tree), now)
 			got := map[string]bool{}
 			for _, v := range s.Loops {
 				got[v.Key()] = true
@@ -192,7 +193,7 @@ func TestScanEdgeCases(t *testing.T) {
 				msgs = append(msgs, p.Err)
 			}
 			for _, p := range tt.problems {
-				if !contains(msgs, p) {
+				if !looptest.Contains(msgs, p) {
 					t.Errorf("no problem with %q in %q", p, msgs)
 				}
 			}
@@ -217,9 +218,9 @@ func TestScanNeverCrashes(t *testing.T) {
 	for i, shape := range shapes {
 		root := t.TempDir()
 		for _, f := range files {
-			write(t, filepath.Join(root, f), shape)
+			looptest.Write(t, filepath.Join(root, f), shape)
 		}
-		s := loop.ScanProject(root, testNow)
+		s := frameworks.ScanProject(root, looptest.Now)
 		for _, v := range s.Loops {
 			if v.Status == "" || !(loop.IsStatus(v.Status) || v.Status == loop.Unknown) {
 				t.Errorf("shape %d: %s has status %q", i, v.Key(), v.Status)
@@ -229,7 +230,7 @@ func TestScanNeverCrashes(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
-	s := loop.ScanProject(fixture("project"), testNow)
+	s := frameworks.ScanProject(looptest.Fixture("project"), looptest.Now)
 	tests := []struct {
 		id, want string
 		n        int
@@ -258,7 +259,7 @@ func FuzzSplitObject(f *testing.F) {
 	}
 	for _, name := range []string{"project/.planning/loops/foreground-loop-true-2026-11-29T19-19-30-376Z.json",
 		"project/conductor/tracks/player-ai-commander_20260913/metadata.json"} {
-		data, err := os.ReadFile(fixture(name))
+		data, err := os.ReadFile(looptest.Fixture(name))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -269,7 +270,7 @@ func FuzzSplitObject(f *testing.F) {
 		if json.Unmarshal([]byte(doc), &want) != nil || want == nil {
 			return
 		}
-		got, err := loop.SplitObjectForTest([]byte(doc))
+		got, err := frameworks.SplitObjectForTest([]byte(doc))
 		if err != nil {
 			t.Fatalf("split %q: %v", doc, err)
 		}
@@ -294,30 +295,6 @@ func compactJSON(r []byte) string {
 	return string(b)
 }
 
-func TestStatusWords(t *testing.T) {
-	if n := len(loop.Statuses); n != 14 {
-		t.Errorf("%d status words; want 14 (5 active states with needs-human-review, 9 more stop words)", n)
-	}
-	for _, s := range loop.StopReasons {
-		if !loop.IsStatus(s) {
-			t.Errorf("stop word %q is not a status", s)
-		}
-	}
-	for _, s := range []string{"planned", "running", "waiting", "paused", "needs-human-review"} {
-		if loop.IsStopped(s) {
-			t.Errorf("IsStopped(%q) = true; want false", s)
-		}
-	}
-	for _, s := range []string{"done", "verifier-passed", "stopped", "attempt-limit"} {
-		if !loop.IsStopped(s) {
-			t.Errorf("IsStopped(%q) = false; want true", s)
-		}
-	}
-	if got := fmt.Sprint(loop.IsStatus("finished"), loop.IsStatus("Running")); got != "false false" {
-		t.Errorf("IsStatus(finished), IsStatus(Running) = %s; want false false", got)
-	}
-}
-
 // FuzzValidJSON holds orbit's one-pass validator to json.Valid.
 func FuzzValidJSON(f *testing.F) {
 	for _, seed := range []string{`{}`, `[]`, `"\u00e9\n"`, `-0.5e+10`, `01`, `1.`, `{"a":[1,2,{"b":null}],"c":"\\"}`, `{"a" 1}`, `[1,]`,
@@ -325,7 +302,7 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
-		if got, want := loop.ValidJSONForTest([]byte(doc)), json.Valid([]byte(doc)); got != want {
+		if got, want := frameworks.ValidJSONForTest([]byte(doc)), json.Valid([]byte(doc)); got != want {
 			t.Fatalf("valid(%q) = %v; json.Valid says %v", doc, got, want)
 		}
 	})
@@ -367,8 +344,8 @@ func TestStatusMapping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			write(t, filepath.Join(root, tt.file), tt.content)
-			if v := viewOf(t, root, tt.key); v.Status != tt.want {
+			looptest.Write(t, filepath.Join(root, tt.file), tt.content)
+			if v := looptest.ViewOf(t, root, tt.key); v.Status != tt.want {
 				t.Errorf("status %q (native %q, warnings %q); want %q", v.Status, v.NativeStatus, v.Warnings, tt.want)
 			}
 		})

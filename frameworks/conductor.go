@@ -1,7 +1,8 @@
-package loop
+package frameworks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orbit-loop/orbit/loop"
 )
 
 // Conductor's files (seed 004), relative to the project root.
@@ -33,12 +36,12 @@ var (
 	conductorDrift = map[string]string{"WAITING_FOR_USER": "needs-human-review"}
 )
 
-func scanConductor(root string, s *Scan) {
+func scanConductor(root string, s *loop.Scan) {
 	dir := filepath.Join(root, ConductorTracksDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			s.problem(root, dir, err)
+			problem(s, root, dir, err)
 		}
 		return
 	}
@@ -49,7 +52,7 @@ func scanConductor(root string, s *Scan) {
 			maxFix, maxFrom = *n, ConductorConfig
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		s.problem(root, cfgPath, err)
+		problem(s, root, cfgPath, err)
 	}
 	var paths []string
 	for _, e := range entries {
@@ -58,24 +61,24 @@ func scanConductor(root string, s *Scan) {
 		}
 		paths = append(paths, filepath.Join(dir, e.Name(), "metadata.json"))
 	}
-	s.readEach(root, paths, func(path string, o object) (View, error) {
+	readEach(s, root, paths, func(path string, o object) (loop.View, error) {
 		return conductorView(root, path, o, maxFix, maxFrom), nil
 	})
 }
 
-func conductorView(root, path string, o object, maxFix int64, maxFrom string) View {
+func conductorView(root, path string, o object, maxFix int64, maxFrom string) loop.View {
 	dirName := filepath.Base(filepath.Dir(path))
-	v := View{Framework: Conductor, Path: rel(root, path)}
-	v.file(root, path)
-	v.identify(o, "track_id", dirName, true)
-	v.Title = firstOf(o.text("name"), v.ID)
+	v := loop.View{Framework: loop.Conductor, Path: loop.Rel(root, path)}
+	v.AddFile(root, path)
+	identify(&v, o, "track_id", dirName, true)
+	v.Title = cmp.Or(o.text("name"), v.ID)
 	v.Type = o.text("type")
 	top := o.text("status")
-	v.detail("track status", top)
-	v.detail("type", v.Type)
-	v.detail("priority", o.text("priority"))
-	v.detail("created at", o.text("created_at"))
-	v.detail("completed at", o.text("completed_at"))
+	v.AddDetail("track status", top)
+	v.AddDetail("type", v.Type)
+	v.AddDetail("priority", o.text("priority"))
+	v.AddDetail("created at", o.text("created_at"))
+	v.AddDetail("completed at", o.text("completed_at"))
 	for _, k := range []string{"depends_on", "dependencies"} {
 		if l := o.list(k); len(l) > 0 {
 			var deps []string
@@ -85,42 +88,42 @@ func conductorView(root, path string, o object, maxFix int64, maxFrom string) Vi
 					deps = append(deps, s)
 				}
 			}
-			v.detail("depends on", strings.Join(deps, ", "))
+			v.AddDetail("depends on", strings.Join(deps, ", "))
 		}
 	}
 	for _, k := range []string{"created_at", "updated_at", "completed_at"} {
-		v.checkTime(k, o.text(k))
+		v.CheckTime(k, o.text(k))
 	}
 	updated := []string{o.text("updated_at"), o.text("completed_at"), o.text("created_at")}
 
 	ls := o.obj("loop_state")
 	if ls == nil {
 		if o.kind("loop_state") != "absent" {
-			v.warn("loop_state is %s, not an object", o.kind("loop_state"))
+			v.Warnf("loop_state is %s, not an object", o.kind("loop_state"))
 		}
 		v.NativeStatus = top
 		v.Status = conductorTrackStatus(&v, top)
 	} else {
 		step, stepStatus := ls.text("current_step"), ls.text("step_status")
 		v.NativeStatus = step + "/" + stepStatus
-		v.detail("step", step)
-		v.detail("step status", stepStatus)
-		v.detail("step started", ls.text("step_started_at"))
-		v.detail("execution mode", ls.text("execution_mode"))
+		v.AddDetail("step", step)
+		v.AddDetail("step status", stepStatus)
+		v.AddDetail("step started", ls.text("step_started_at"))
+		v.AddDetail("execution mode", ls.text("execution_mode"))
 		updated = append(updated, ls.text("step_started_at"))
 		if step != "" && !slices.Contains(conductorSteps, step) {
-			v.warn("current_step %q is not an orchestrator step (%s)", step, strings.Join(conductorSteps, ", "))
+			v.Warnf("current_step %q is not an orchestrator step (%s)", step, strings.Join(conductorSteps, ", "))
 		}
 		var note string
 		v.Iteration, note = ls.int("fix_cycle_count")
-		v.note(note)
+		v.Note(note)
 		if n, _ := ls.int("max_fix_cycles"); n != nil {
 			maxFix, maxFrom = *n, "metadata.json"
 		}
-		v.MaxIterations = i64(maxFix)
-		v.detail("fix cycle limit", fmt.Sprintf("%d (%s)", maxFix, maxFrom))
+		v.MaxIterations = new(maxFix)
+		v.AddDetail("fix cycle limit", fmt.Sprintf("%d (%s)", maxFix, maxFrom))
 		if v.Iteration != nil && *v.Iteration > maxFix {
-			v.warn("fix cycle %d is past the cap of %d", *v.Iteration, maxFix)
+			v.Warnf("fix cycle %d is past the cap of %d", *v.Iteration, maxFix)
 		}
 		if cps := ls.obj("checkpoints"); cps != nil {
 			var parts []string
@@ -129,16 +132,16 @@ func conductorView(root, path string, o object, maxFix int64, maxFrom string) Vi
 				parts = append(parts, k+" "+cp.text("status"))
 				updated = append(updated, cp.text("completed_at"), cp.text("started_at"))
 			}
-			v.detail("checkpoints", strings.Join(parts, ", "))
+			v.AddDetail("checkpoints", strings.Join(parts, ", "))
 		}
 		v.Status = conductorLoopStatus(&v, o, ls, step, stepStatus)
 		// The track's own status should agree with the loop state.
 		topDone := slices.Contains([]string{"complete", "completed", "done"}, strings.ToLower(top))
 		switch {
 		case topDone && step != "COMPLETE":
-			v.warn("the track is %q but its loop is at %s", top, v.NativeStatus)
+			v.Warnf("the track is %q but its loop is at %s", top, v.NativeStatus)
 		case !topDone && top != "" && step == "COMPLETE" && strings.HasPrefix(stepStatus, "PASSED") && o.text("stop_reason") == "":
-			v.warn("the loop is at %s but the track is %q", v.NativeStatus, top)
+			v.Warnf("the loop is at %s but the track is %q", v.NativeStatus, top)
 		}
 	}
 	if bl := o.list("blockers"); len(bl) > 0 {
@@ -148,35 +151,35 @@ func conductorView(root, path string, o object, maxFix int64, maxFrom string) Vi
 				active++
 			}
 		}
-		v.detail("blockers", fmt.Sprintf("%d (%d active)", len(bl), active))
+		v.AddDetail("blockers", fmt.Sprintf("%d (%d active)", len(bl), active))
 	}
 	if w := o.list("warnings"); len(w) > 0 {
-		v.detail("warnings", fmt.Sprint(len(w)))
+		v.AddDetail("warnings", fmt.Sprint(len(w)))
 	}
 	if ad := o.list("autonomous_decisions"); len(ad) > 0 {
-		v.detail("autonomous decisions", fmt.Sprint(len(ad)))
+		v.AddDetail("autonomous decisions", fmt.Sprint(len(ad)))
 	}
-	v.detail("stop reason", o.text("stop_reason"))
-	v.UpdatedAt = latest(updated...)
-	if !IsStopped(v.Status) {
+	v.AddDetail("stop reason", o.text("stop_reason"))
+	v.UpdatedAt = loop.Latest(updated...)
+	if !loop.IsStopped(v.Status) {
 		v.Controls = []string{"stop"}
 	}
 	return v
 }
 
 // conductorLoopStatus maps loop_state's step and step status.
-func conductorLoopStatus(v *View, o, ls object, step, stepStatus string) string {
+func conductorLoopStatus(v *loop.View, o, ls object, step, stepStatus string) string {
 	known := slices.Contains(conductorStepStatuses, stepStatus)
 	if !known {
 		if word, ok := conductorDrift[stepStatus]; ok {
-			v.warn("step_status %q is not one of seed 004's (%s); read as %s", stepStatus, strings.Join(conductorStepStatuses, ", "), word)
+			v.Warnf("step_status %q is not one of seed 004's (%s); read as %s", stepStatus, strings.Join(conductorStepStatuses, ", "), word)
 			return word
 		}
-		v.warn("step_status %q is not one of seed 004's (%s)", stepStatus, strings.Join(conductorStepStatuses, ", "))
-		return Unknown
+		v.Warnf("step_status %q is not one of seed 004's (%s)", stepStatus, strings.Join(conductorStepStatuses, ", "))
+		return loop.Unknown
 	}
 	if step == "COMPLETE" {
-		if r := o.text("stop_reason"); IsStopReason(r) {
+		if r := o.text("stop_reason"); loop.IsStopReason(r) {
 			return r
 		}
 		switch stepStatus {
@@ -210,7 +213,7 @@ func conductorLoopStatus(v *View, o, ls object, step, stepStatus string) string 
 }
 
 // conductorTrackStatus maps a track's own status when it has no loop_state.
-func conductorTrackStatus(v *View, top string) string {
+func conductorTrackStatus(v *loop.View, top string) string {
 	switch strings.ToLower(strings.ReplaceAll(top, "-", "_")) {
 	case "complete", "completed", "done":
 		return "done"
@@ -221,8 +224,8 @@ func conductorTrackStatus(v *View, top string) string {
 	case "blocked":
 		return "blocked"
 	}
-	v.warn("track status %q is not one orbit knows (and there is no loop_state)", top)
-	return Unknown
+	v.Warnf("track status %q is not one orbit knows (and there is no loop_state)", top)
+	return loop.Unknown
 }
 
 // stopConductor ends a track the way seed 004's completeWithWarnings does:
@@ -230,24 +233,24 @@ func conductorTrackStatus(v *View, top string) string {
 // warning saying why; orbit adds stop_reason (the shared word) and
 // stopped_at so the unified view shows why it ended.
 func stopConductor(ctx context.Context, path, status, reason string, now time.Time) (from string, err error) {
-	err = editJSON(ctx, path, func(st *State) error {
-		ts := ISOTime(now)
+	err = loop.Edit(ctx, path, func(st *loop.State) error {
+		ts := loop.ISOTime(now)
 		lsRaw, ok := st.Raw("loop_state")
-		var ls *State
+		var ls *loop.State
 		if ok && !isNull(lsRaw) {
-			if ls, err = ParseState(st.Path+" loop_state", lsRaw); err != nil {
+			if ls, err = loop.ParseState(st.Path+" loop_state", lsRaw); err != nil {
 				return err
 			}
 		} else {
-			ls = &State{Path: st.Path + " loop_state"}
+			ls = &loop.State{Path: st.Path + " loop_state"}
 		}
 		step, _, _ := ls.String("current_step")
 		stepStatus, _, _ := ls.String("step_status")
 		from = step + "/" + stepStatus
-		if err := setJSON(ls, "current_step", "COMPLETE"); err != nil {
+		if err := ls.Set("current_step", "COMPLETE"); err != nil {
 			return err
 		}
-		if err := setJSON(ls, "step_status", "PASSED_WITH_WARNINGS"); err != nil {
+		if err := ls.Set("step_status", "PASSED_WITH_WARNINGS"); err != nil {
 			return err
 		}
 		var compactLS bytes.Buffer
@@ -263,16 +266,16 @@ func stopConductor(ctx context.Context, path, status, reason string, now time.Ti
 				return fmt.Errorf("%s: warnings is not an array", st.Path)
 			}
 		}
-		w, _ := marshal(fmt.Sprintf("orbit loop stop: %s: %s", status, firstOf(reason, "stopped by orbit")))
+		w, _ := loop.Marshal(fmt.Sprintf("orbit loop stop: %s: %s", status, cmp.Or(reason, "stopped by orbit")))
 		warnings = append(warnings, w)
-		if err := setJSON(st, "warnings", warnings); err != nil {
+		if err := st.Set("warnings", warnings); err != nil {
 			return err
 		}
 		for _, kv := range []struct {
 			k string
 			v any
 		}{{"stop_reason", status}, {"stopped_at", ts}, {"updated_at", ts}} {
-			if err := setJSON(st, kv.k, kv.v); err != nil {
+			if err := st.Set(kv.k, kv.v); err != nil {
 				return err
 			}
 		}

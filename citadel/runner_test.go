@@ -1,4 +1,4 @@
-package loop_test
+package citadel_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/citadel"
+	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/internal/looptest"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -27,12 +30,12 @@ func (c *clock) Now() time.Time {
 	return c.t
 }
 
-func newRunner(tb testing.TB) (*loop.Runner, *loop.History, string) {
+func newRunner(tb testing.TB) (*citadel.Runner, *loop.History, string) {
 	tb.Helper()
 	root := t2(tb)
-	h := openHistory(tb, root)
-	c := &clock{t: testNow}
-	return &loop.Runner{Root: root, History: h, Now: c.Now}, h, root
+	h := looptest.OpenHistory(tb, root)
+	c := &clock{t: looptest.Now}
+	return &citadel.Runner{Root: root, History: h, Now: c.Now}, h, root
 }
 
 func t2(tb testing.TB) string {
@@ -42,9 +45,9 @@ func t2(tb testing.TB) string {
 }
 
 // record reads the Citadel record of a run.
-func record(tb testing.TB, root string, res loop.RunResult) (map[string]any, []map[string]any) {
+func record(tb testing.TB, root string, res citadel.RunResult) (map[string]any, []map[string]any) {
 	tb.Helper()
-	m := readJSON(tb, filepath.Join(root, res.Path))
+	m := looptest.ReadJSON(tb, filepath.Join(root, res.Path))
 	var runs []map[string]any
 	for _, r := range m["runs"].([]any) {
 		runs = append(runs, r.(map[string]any))
@@ -56,23 +59,23 @@ func record(tb testing.TB, root string, res loop.RunResult) (map[string]any, []m
 func TestRunStopStates(t *testing.T) {
 	tests := []struct {
 		name           string
-		opts           loop.RunOptions
+		opts           citadel.RunOptions
 		status, reason string
 		attempts, runs int
 		lastRun        string // status of the last run
 		exits          []float64
 	}{
-		{name: "verifier passes at once", opts: loop.RunOptions{Action: "echo fixing", Verify: "true", MaxAttempts: 3},
+		{name: "verifier passes at once", opts: citadel.RunOptions{Action: "echo fixing", Verify: "true", MaxAttempts: 3},
 			status: "verifier-passed", reason: "verifier-passed", attempts: 1, runs: 2, lastRun: "verifier-passed", exits: []float64{0, 0}},
-		{name: "verifier passes on the second attempt", opts: loop.RunOptions{Action: "touch flag", Verify: "test -f flag && test -f flag2 || { touch flag2; false; }", MaxAttempts: 3},
+		{name: "verifier passes on the second attempt", opts: citadel.RunOptions{Action: "touch flag", Verify: "test -f flag && test -f flag2 || { touch flag2; false; }", MaxAttempts: 3},
 			status: "verifier-passed", attempts: 2, runs: 4, lastRun: "verifier-passed", exits: []float64{0, 1, 0, 0}},
-		{name: "attempts run out", opts: loop.RunOptions{Action: "true", Verify: "echo not yet; exit 1", MaxAttempts: 2, Backoff: 10 * time.Millisecond},
+		{name: "attempts run out", opts: citadel.RunOptions{Action: "true", Verify: "echo not yet; exit 1", MaxAttempts: 2, Backoff: 10 * time.Millisecond},
 			status: "attempt-limit", reason: "attempt-limit", attempts: 2, runs: 4, lastRun: "attempt-limit", exits: []float64{0, 1, 0, 1}},
-		{name: "action fails", opts: loop.RunOptions{Action: "echo broken >&2; exit 4", Verify: "true", MaxAttempts: 3},
+		{name: "action fails", opts: citadel.RunOptions{Action: "echo broken >&2; exit 4", Verify: "true", MaxAttempts: 3},
 			status: "blocked", reason: "action failed (exit 4)", attempts: 1, runs: 1, lastRun: "blocked", exits: []float64{4}},
-		{name: "verifier cannot run", opts: loop.RunOptions{Action: "true", Verify: "no-such-verifier-xyz --check", MaxAttempts: 3},
+		{name: "verifier cannot run", opts: citadel.RunOptions{Action: "true", Verify: "no-such-verifier-xyz --check", MaxAttempts: 3},
 			status: "verifier-failed", reason: "verifier could not run (exit 127)", attempts: 1, runs: 2, lastRun: "verifier-failed", exits: []float64{0, 127}},
-		{name: "verifier alone", opts: loop.RunOptions{Verify: "true", MaxAttempts: 1},
+		{name: "verifier alone", opts: citadel.RunOptions{Verify: "true", MaxAttempts: 1},
 			status: "verifier-passed", attempts: 1, runs: 1, lastRun: "verifier-passed", exits: []float64{0}},
 	}
 	for _, tt := range tests {
@@ -110,7 +113,7 @@ func TestRunStopStates(t *testing.T) {
 				t.Errorf("review artifact %s: %v\n%s", m["reviewArtifact"], err, art)
 			}
 			// Each run is an event, between the run and the stop.
-			kinds := kindsOf(t, h, "citadel", res.ID)
+			kinds := looptest.KindsOf(t, h, "citadel", res.ID)
 			if len(kinds) != tt.runs+2 || kinds[0] != "run:running" || kinds[len(kinds)-1] != "stop:"+tt.status {
 				t.Errorf("events %q", kinds)
 			}
@@ -120,7 +123,7 @@ func TestRunStopStates(t *testing.T) {
 
 func TestRunEvidence(t *testing.T) {
 	r, h, root := newRunner(t)
-	res, err := r.Run(context.Background(), loop.RunOptions{Action: "seq 1 100", Verify: "echo checked; echo 'a <b> & c' >&2", MaxAttempts: 1, Write: true, TailLines: 5})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Action: "seq 1 100", Verify: "echo checked; echo 'a <b> & c' >&2", MaxAttempts: 1, Write: true, TailLines: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +144,15 @@ func TestRunEvidence(t *testing.T) {
 
 func TestRunWithoutWrite(t *testing.T) {
 	r, _, root := newRunner(t)
-	res, err := r.Run(context.Background(), loop.RunOptions{Action: "true", Verify: "false", MaxAttempts: 2})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Action: "true", Verify: "false", MaxAttempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Status != "attempt-limit" || res.Path != "" || len(res.Runs) != 4 {
 		t.Errorf("Run = %+v", res)
 	}
-	if _, err := os.Stat(filepath.Join(root, loop.LoopsDir)); !os.IsNotExist(err) {
-		t.Errorf("a run without --write wrote %s", loop.LoopsDir)
+	if _, err := os.Stat(filepath.Join(root, citadel.LoopsDir)); !os.IsNotExist(err) {
+		t.Errorf("a run without --write wrote %s", citadel.LoopsDir)
 	}
 }
 
@@ -167,7 +170,7 @@ func TestRunInterrupted(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	res, err := r.Run(ctx, loop.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true})
+	res, err := r.Run(ctx, citadel.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +187,10 @@ func TestRunInterrupted(t *testing.T) {
 // the loop runs kills the command; the operator's stop is kept.
 func TestRunStoppedByAnotherProcess(t *testing.T) {
 	r, h, root := newRunner(t)
-	c := &loop.Control{Root: root, History: h, Now: r.Now}
-	done := make(chan loop.RunResult)
+	c := &frameworks.Control{Root: root, History: h, Now: r.Now}
+	done := make(chan citadel.RunResult)
 	go func() {
-		res, err := r.Run(context.Background(), loop.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true, Poll: 20 * time.Millisecond})
+		res, err := r.Run(context.Background(), citadel.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true, Poll: 20 * time.Millisecond})
 		if err != nil {
 			t.Error(err)
 		}
@@ -198,7 +201,7 @@ func TestRunStoppedByAnotherProcess(t *testing.T) {
 	if _, err := c.Stop(context.Background(), v, "unsafe-to-continue", "touches prod"); err != nil {
 		t.Fatal(err)
 	}
-	var res loop.RunResult
+	var res citadel.RunResult
 	select {
 	case res = <-done:
 	case <-time.After(20 * time.Second):
@@ -211,7 +214,7 @@ func TestRunStoppedByAnotherProcess(t *testing.T) {
 	if len(runs) != 1 || runs[0]["status"] != "unsafe-to-continue" {
 		t.Errorf("runs %v", runs)
 	}
-	if kinds := kindsOf(t, h, "citadel", res.ID); kinds[len(kinds)-1] != "attempt:unsafe-to-continue" || countOf(kinds, "stop:unsafe-to-continue") != 1 {
+	if kinds := looptest.KindsOf(t, h, "citadel", res.ID); kinds[len(kinds)-1] != "attempt:unsafe-to-continue" || countOf(kinds, "stop:unsafe-to-continue") != 1 {
 		t.Errorf("events %q; want the operator's stop once", kinds)
 	}
 }
@@ -243,7 +246,7 @@ func waitForRunning(tb testing.TB, root string) loop.View {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, v := range loop.ScanProject(root, testNow).Loops {
+		for _, v := range frameworks.ScanProject(root, looptest.Now).Loops {
 			if v.Framework == loop.Citadel && v.Status == "running" {
 				return v
 			}
@@ -260,10 +263,10 @@ func waitForRunning(tb testing.TB, root string) loop.View {
 func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 	for trial := range 6 {
 		r, h, root := newRunner(t)
-		c := &loop.Control{Root: root, History: h, Now: r.Now}
-		done := make(chan loop.RunResult)
+		c := &frameworks.Control{Root: root, History: h, Now: r.Now}
+		done := make(chan citadel.RunResult)
 		go func() {
-			res, err := r.Run(context.Background(), loop.RunOptions{Action: "true", Verify: "false", MaxAttempts: 1000, Write: true, Poll: 5 * time.Millisecond})
+			res, err := r.Run(context.Background(), citadel.RunOptions{Action: "true", Verify: "false", MaxAttempts: 1000, Write: true, Poll: 5 * time.Millisecond})
 			if err != nil {
 				t.Error(err)
 			}
@@ -282,7 +285,7 @@ func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 		if len(runs) != len(res.Runs) {
 			t.Errorf("trial %d: record holds %d runs; the runner made %d (an update was lost)", trial, len(runs), len(res.Runs))
 		}
-		kinds := kindsOf(t, h, "citadel", res.ID)
+		kinds := looptest.KindsOf(t, h, "citadel", res.ID)
 		if got := len(kinds) - 2; got != len(res.Runs) || countOf(kinds, "stop:stopped") != 1 {
 			t.Errorf("trial %d: %d attempt events for %d runs, %d stops", trial, got, len(res.Runs), countOf(kinds, "stop:stopped"))
 		}
@@ -293,11 +296,11 @@ func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 // wait before its next step, until resumed.
 func TestRunPausedWaits(t *testing.T) {
 	r, h, root := newRunner(t)
-	c := &loop.Control{Root: root, History: h, Now: r.Now}
+	c := &frameworks.Control{Root: root, History: h, Now: r.Now}
 	flag := filepath.Join(root, "go.flag")
-	done := make(chan loop.RunResult)
+	done := make(chan citadel.RunResult)
 	go func() {
-		res, _ := r.Run(context.Background(), loop.RunOptions{Action: "sleep 0.3", Verify: "test -f go.flag", MaxAttempts: 5, Write: true, Poll: 10 * time.Millisecond})
+		res, _ := r.Run(context.Background(), citadel.RunOptions{Action: "sleep 0.3", Verify: "test -f go.flag", MaxAttempts: 5, Write: true, Poll: 10 * time.Millisecond})
 		done <- res
 	}()
 	v := waitForRunning(t, root)
@@ -311,7 +314,7 @@ func TestRunPausedWaits(t *testing.T) {
 	default:
 	}
 	os.WriteFile(flag, nil, 0o644)
-	if _, err := c.Resume(context.Background(), viewOf(t, root, v.Key()), ""); err != nil {
+	if _, err := c.Resume(context.Background(), looptest.ViewOf(t, root, v.Key()), ""); err != nil {
 		t.Fatal(err)
 	}
 	res := <-done
@@ -323,22 +326,22 @@ func TestRunPausedWaits(t *testing.T) {
 // TestRunPlannedRecord runs a record planned from a template.
 func TestRunPlannedRecord(t *testing.T) {
 	r, _, root := newRunner(t)
-	c := loop.Templates[3].Plan(loop.PlanOptions{ID: "docs-drift"}, testNow)
-	if _, err := loop.CreateContract(context.Background(), root, c); err != nil {
+	c := citadel.Templates()[3].Plan(citadel.PlanOptions{ID: "docs-drift"}, looptest.Now)
+	if _, err := citadel.CreateContract(context.Background(), root, c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "docs-drift"}); err == nil {
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift"}); err == nil {
 		// npm run docs:check is the template's verifier: it runs, and
 		// fails here, which is fine; what matters is that it ran.
 	}
-	m, runs := record(t, root, loop.RunResult{Path: ".planning/loops/docs-drift.json"})
+	m, runs := record(t, root, citadel.RunResult{Path: ".planning/loops/docs-drift.json"})
 	if len(runs) != 1 || runs[0]["verifier"] != "npm run docs:check" || m["template"] != "docs-drift-check" || m["reviewArtifact"] != ".planning/loops/docs-drift.md" {
 		t.Errorf("record after run: %v", m)
 	}
-	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "docs-drift", Verify: "true"}); err == nil || !strings.Contains(err.Error(), "only a planned, waiting or paused loop can be run") {
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift", Verify: "true"}); err == nil || !strings.Contains(err.Error(), "only a planned, waiting or paused loop can be run") {
 		t.Errorf("running a stopped record: %v", err)
 	}
-	if _, err := r.Run(context.Background(), loop.RunOptions{Loop: "nope", Verify: "true"}); err == nil {
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "nope", Verify: "true"}); err == nil {
 		t.Error("running a missing record: nil error")
 	}
 }

@@ -1,7 +1,8 @@
-package loop
+package citadel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,9 +22,9 @@ type Template struct {
 	StopConditions  []string `json:"stopConditions"`
 }
 
-// Templates are the eight templates of seed 001, in Citadel's order and
+// templates are the eight templates of seed 001, in Citadel's order and
 // with Citadel's defaults.
-var Templates = []Template{
+var templates = []Template{
 	{Name: "pr-review-repair", Title: "PR review and repair", Type: "pr-watch", TriggerKind: "scheduled", Cadence: "every 15 minutes",
 		Goal:            "Monitor a pull request, inspect review/CI feedback, apply targeted fixes, and stop at review or green checks.",
 		VerifierProfile: "pr-checks", MaxAttempts: 3,
@@ -58,10 +59,20 @@ var Templates = []Template{
 		StopConditions: []string{"verifier-passed", "verifier-failed", "blocked"}},
 }
 
+// Templates are the eight templates of seed 001, in Citadel's order and
+// with Citadel's defaults (copies: changing one changes no other caller's).
+func Templates() []Template {
+	out := slices.Clone(templates)
+	for i := range out {
+		out[i].StopConditions = slices.Clone(out[i].StopConditions)
+	}
+	return out
+}
+
 // TemplateNames lists the templates' names.
 func TemplateNames() []string {
-	names := make([]string, len(Templates))
-	for i, t := range Templates {
+	names := make([]string, len(templates))
+	for i, t := range templates {
 		names[i] = t.Name
 	}
 	return names
@@ -69,7 +80,7 @@ func TemplateNames() []string {
 
 // FindTemplate returns the template called name.
 func FindTemplate(name string) (Template, error) {
-	for _, t := range Templates {
+	for _, t := range Templates() {
 		if t.Name == name {
 			return t, nil
 		}

@@ -1,4 +1,4 @@
-package loop_test
+package frameworks_test
 
 import (
 	"context"
@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/internal/looptest"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
-func newControl(tb testing.TB, root string) (*loop.Control, *loop.History) {
-	h := openHistory(tb, root)
-	return &loop.Control{Root: root, History: h, Now: func() time.Time { return testNow }}, h
+func newControl(tb testing.TB, root string) (*frameworks.Control, *loop.History) {
+	h := looptest.OpenHistory(tb, root)
+	return &frameworks.Control{Root: root, History: h, Now: func() time.Time { return looptest.Now }}, h
 }
 
 // TestStopEveryFramework stops one loop of each framework in the project
@@ -28,20 +31,20 @@ func TestStopEveryFramework(t *testing.T) {
 	}{
 		{key: "citadel:pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z", status: "stopped", reason: "not this sprint",
 			check: func(t *testing.T, root string) {
-				m := readJSON(t, filepath.Join(root, ".planning/loops/pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json"))
+				m := looptest.ReadJSON(t, filepath.Join(root, ".planning/loops/pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json"))
 				if m["status"] != "stopped" || m["stopReason"] != "not this sprint" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" ||
 					m["updatedAt"] != "2026-03-09T12:00:00.000Z" {
 					t.Errorf("record after stop: status %v, stopReason %v, stoppedAt %v, updatedAt %v", m["status"], m["stopReason"], m["stoppedAt"], m["updatedAt"])
 				}
 			}},
 		{key: "citadel:daemon-{slug}", status: "budget-exhausted", check: func(t *testing.T, root string) {
-			m := readJSON(t, filepath.Join(root, ".planning/daemon.json"))
+			m := looptest.ReadJSON(t, filepath.Join(root, ".planning/daemon.json"))
 			if m["status"] != "budget-exhausted" || m["stopReason"] != "budget-exhausted" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" {
 				t.Errorf("daemon after stop: %v", m)
 			}
 		}},
 		{key: "ccw:loop-v2-20260122-abc123", status: "budget-exhausted", reason: "token budget spent", check: func(t *testing.T, root string) {
-			m := readJSON(t, filepath.Join(root, ".workflow/.loop/loop-v2-20260122-abc123.json"))
+			m := looptest.ReadJSON(t, filepath.Join(root, ".workflow/.loop/loop-v2-20260122-abc123.json"))
 			if m["status"] != "failed" || m["failure_reason"] != "budget-exhausted: token budget spent" || m["completed_at"] == nil {
 				t.Errorf("ccw after stop: status %v, failure_reason %v, completed_at %v", m["status"], m["failure_reason"], m["completed_at"])
 			}
@@ -50,13 +53,13 @@ func TestStopEveryFramework(t *testing.T) {
 			}
 		}},
 		{key: "ccw:loop-v2-20260123-def456", status: "done", check: func(t *testing.T, root string) {
-			m := readJSON(t, filepath.Join(root, ".workflow/.loop/loop-v2-20260123-def456.json"))
+			m := looptest.ReadJSON(t, filepath.Join(root, ".workflow/.loop/loop-v2-20260123-def456.json"))
 			if m["status"] != "completed" || m["failure_reason"] != nil {
 				t.Errorf("ccw done: status %v, failure_reason %v", m["status"], m["failure_reason"])
 			}
 		}},
 		{key: "cavekit:cavekit", status: "stopped", check: func(t *testing.T, root string) {
-			if _, err := os.Stat(filepath.Join(root, loop.CavekitLoopFile)); !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(root, frameworks.CavekitLoopFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf(".loop.json after teardown: %v; want it gone", err)
 			}
 			if _, err := os.Stat(filepath.Join(root, ".cavekit/state.md")); err != nil {
@@ -64,7 +67,7 @@ func TestStopEveryFramework(t *testing.T) {
 			}
 		}},
 		{key: "conductor:player-ai-commander_20260913", status: "needs-human-review", reason: "in-game checks", check: func(t *testing.T, root string) {
-			m := readJSON(t, filepath.Join(root, "conductor/tracks/player-ai-commander_20260913/metadata.json"))
+			m := looptest.ReadJSON(t, filepath.Join(root, "conductor/tracks/player-ai-commander_20260913/metadata.json"))
 			ls := m["loop_state"].(map[string]any)
 			if ls["current_step"] != "COMPLETE" || ls["step_status"] != "PASSED_WITH_WARNINGS" || ls["checkpoints"] == nil || ls["notes"] == nil {
 				t.Errorf("loop_state after stop: %v", ls)
@@ -75,7 +78,7 @@ func TestStopEveryFramework(t *testing.T) {
 			}
 		}},
 		{key: "orbit:orbit", status: "done", check: func(t *testing.T, root string) {
-			m := readJSON(t, filepath.Join(root, loop.OrbitStateFile))
+			m := looptest.ReadJSON(t, filepath.Join(root, project.StateFile))
 			if m["active"] != false || m["stop_reason"] != "done" || m["correct_decisions"] != float64(47) {
 				t.Errorf("ORBIT state after stop: %v", m)
 			}
@@ -83,9 +86,9 @@ func TestStopEveryFramework(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
-			root := copyTree(t, "project")
+			root := looptest.CopyTree(t, "project")
 			c, h := newControl(t, root)
-			v := viewOf(t, root, tt.key)
+			v := looptest.ViewOf(t, root, tt.key)
 			e, err := c.Stop(context.Background(), v, tt.status, tt.reason)
 			if err != nil {
 				t.Fatalf("Stop: %v", err)
@@ -94,9 +97,9 @@ func TestStopEveryFramework(t *testing.T) {
 				t.Errorf("event %+v", e)
 			}
 			tt.check(t, root)
-			after := viewOf(t, root, tt.key)
+			after := looptest.ViewOf(t, root, tt.key)
 			s := []loop.View{after}
-			if _, _, err := h.Observe(context.Background(), s, testNow); err != nil {
+			if _, _, err := h.Observe(context.Background(), s, looptest.Now); err != nil {
 				t.Fatal(err)
 			}
 			if s[0].Status != tt.status {
@@ -113,7 +116,7 @@ func TestStopEveryFramework(t *testing.T) {
 			if !slices.Equal(kinds, []string{"stop"}) {
 				t.Errorf("history %q; want just the stop (no status change seen after it)", kinds)
 			}
-			if _, err := c.Stop(context.Background(), s[0], "stopped", ""); loop.IsStopped(tt.status) && !errors.Is(err, loop.ErrAlreadyStopped) {
+			if _, err := c.Stop(context.Background(), s[0], "stopped", ""); loop.IsStopped(tt.status) && !errors.Is(err, frameworks.ErrAlreadyStopped) {
 				t.Errorf("second stop: %v; want ErrAlreadyStopped", err)
 			}
 		})
@@ -123,11 +126,11 @@ func TestStopEveryFramework(t *testing.T) {
 // TestStopKeepsForeignFields: a stop changes only the fields it must; the
 // others keep their values and their order.
 func TestStopKeepsForeignFields(t *testing.T) {
-	root := copyTree(t, "project")
+	root := looptest.CopyTree(t, "project")
 	c, _ := newControl(t, root)
 	path := filepath.Join(root, ".workflow/.loop/loop-v2-20260123-def456.json")
 	before, _ := os.ReadFile(path)
-	if _, err := c.Stop(context.Background(), viewOf(t, root, "ccw:loop-v2-20260123-def456"), "stopped", "flaky forever"); err != nil {
+	if _, err := c.Stop(context.Background(), looptest.ViewOf(t, root, "ccw:loop-v2-20260123-def456"), "stopped", "flaky forever"); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
@@ -152,40 +155,40 @@ func TestStopKeepsForeignFields(t *testing.T) {
 }
 
 func TestPauseResume(t *testing.T) {
-	root := copyTree(t, "project")
+	root := looptest.CopyTree(t, "project")
 	c, h := newControl(t, root)
 	ctx := context.Background()
 	// CCW: running -> paused -> running.
-	v := viewOf(t, root, "ccw:loop-v2-20260122-abc123")
+	v := looptest.ViewOf(t, root, "ccw:loop-v2-20260122-abc123")
 	if _, err := c.Pause(ctx, v, "lunch"); err != nil {
 		t.Fatal(err)
 	}
-	if got := viewOf(t, root, v.Key()); got.Status != "paused" || !slices.Equal(got.Controls, []string{"stop", "resume"}) {
+	if got := looptest.ViewOf(t, root, v.Key()); got.Status != "paused" || !slices.Equal(got.Controls, []string{"stop", "resume"}) {
 		t.Errorf("after pause: %s %q", got.Status, got.Controls)
 	}
-	if _, err := c.Pause(ctx, viewOf(t, root, v.Key()), ""); err == nil || strings.Contains(err.Error(), root) {
+	if _, err := c.Pause(ctx, looptest.ViewOf(t, root, v.Key()), ""); err == nil || strings.Contains(err.Error(), root) {
 		t.Errorf("pause of a paused loop: %v; want an error naming the file relative to the project", err)
 	}
-	if _, err := c.Resume(ctx, viewOf(t, root, v.Key()), ""); err != nil {
+	if _, err := c.Resume(ctx, looptest.ViewOf(t, root, v.Key()), ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := viewOf(t, root, v.Key()); got.Status != "running" {
+	if got := looptest.ViewOf(t, root, v.Key()); got.Status != "running" {
 		t.Errorf("after resume: %s", got.Status)
 	}
 	// Citadel: planned -> paused -> running.
-	cv := viewOf(t, root, "citadel:pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z")
+	cv := looptest.ViewOf(t, root, "citadel:pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z")
 	if _, err := c.Pause(ctx, cv, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Resume(ctx, viewOf(t, root, cv.Key()), ""); err != nil {
+	if _, err := c.Resume(ctx, looptest.ViewOf(t, root, cv.Key()), ""); err != nil {
 		t.Fatal(err)
 	}
-	if m := readJSON(t, filepath.Join(root, cv.Path)); m["status"] != "running" || m["updatedAt"] != "2026-03-09T12:00:00.000Z" {
+	if m := looptest.ReadJSON(t, filepath.Join(root, cv.Path)); m["status"] != "running" || m["updatedAt"] != "2026-03-09T12:00:00.000Z" {
 		t.Errorf("citadel after pause and resume: %v, %v", m["status"], m["updatedAt"])
 	}
 	// No paused state elsewhere.
 	for _, key := range []string{"cavekit:cavekit", "conductor:platoon-operations_20260913", "orbit:orbit", "citadel:daemon-{slug}"} {
-		if _, err := c.Pause(ctx, viewOf(t, root, key), ""); !errors.Is(err, loop.ErrNoControl) {
+		if _, err := c.Pause(ctx, looptest.ViewOf(t, root, key), ""); !errors.Is(err, frameworks.ErrNoControl) {
 			t.Errorf("pause %s: %v; want ErrNoControl", key, err)
 		}
 	}
@@ -200,9 +203,9 @@ func TestPauseResume(t *testing.T) {
 }
 
 func TestStopRefusesUnknownWords(t *testing.T) {
-	root := copyTree(t, "project")
+	root := looptest.CopyTree(t, "project")
 	c, _ := newControl(t, root)
-	v := viewOf(t, root, "ccw:loop-v2-20260122-abc123")
+	v := looptest.ViewOf(t, root, "ccw:loop-v2-20260122-abc123")
 	for _, bad := range []string{"paused", "finished", ""} {
 		if _, err := c.Stop(context.Background(), v, bad, ""); err == nil {
 			t.Errorf("Stop with status %q: nil error", bad)
@@ -210,7 +213,7 @@ func TestStopRefusesUnknownWords(t *testing.T) {
 	}
 	// Citadel: a record whose status is outside the vocabulary is not
 	// rewritten.
-	root = copyTree(t, "edge/citadel-unknown-status")
+	root = looptest.CopyTree(t, "edge/citadel-unknown-status")
 	c, _ = newControl(t, root)
 	path := filepath.Join(root, ".planning/loops/finished-loop.json")
 	before, _ := os.ReadFile(path)
@@ -227,15 +230,15 @@ func TestStopRefusesUnknownWords(t *testing.T) {
 // finished, another process stopped it) is not stopped again: its file
 // keeps the first stop.
 func TestStopStaleView(t *testing.T) {
-	root := copyTree(t, "project")
+	root := looptest.CopyTree(t, "project")
 	c, _ := newControl(t, root)
 	for _, key := range []string{"citadel:pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z", "ccw:loop-v2-20260122-abc123"} {
-		stale := viewOf(t, root, key)
+		stale := looptest.ViewOf(t, root, key)
 		if _, err := c.Stop(context.Background(), stale, "done", "first"); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := os.ReadFile(filepath.Join(root, stale.Path))
-		if _, err := c.Stop(context.Background(), stale, "stopped", "second"); !errors.Is(err, loop.ErrAlreadyStopped) {
+		if _, err := c.Stop(context.Background(), stale, "stopped", "second"); !errors.Is(err, frameworks.ErrAlreadyStopped) {
 			t.Errorf("%s: second stop with a stale view: %v; want ErrAlreadyStopped", key, err)
 		}
 		if after, _ := os.ReadFile(filepath.Join(root, stale.Path)); string(after) != string(before) {

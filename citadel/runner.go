@@ -1,6 +1,7 @@
-package loop
+package citadel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,33 +10,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
 )
 
-// RunnerStopConditions are the stop conditions of a foreground loop orbit
+// runnerStopConditions are the stop conditions of a foreground loop orbit
 // runs: Citadel's defaults plus the two ends orbit's runner can also reach
 // (a verifier that cannot run, an operator's stop).
-var RunnerStopConditions = append(slices.Clone(DefaultStopConditions), "verifier-failed", "stopped")
-
-// StopMeanings are seed 001's meanings of the shared stop words.
-var StopMeanings = map[string]string{
-	"done":               "Work completed by the loop's declared standard.",
-	"verifier-passed":    "The verifier passed and the loop stopped successfully.",
-	"verifier-failed":    "The verifier failed and no autonomous repair should continue.",
-	"blocked":            "The loop cannot make safe progress without new information.",
-	"budget-exhausted":   "The spend, time, session, or attempt budget was reached.",
-	"attempt-limit":      "The retry ceiling was reached.",
-	"needs-human-review": "A human decision is required before more work.",
-	"unsafe-to-continue": "The loop stopped before taking a risky action.",
-	"no-active-work":     "There is no campaign, PR, queue item, or task left to process.",
-	"stopped":            "The user or operator explicitly stopped the loop.",
-}
+var runnerStopConditions = append(DefaultStopConditions(), "verifier-failed", "stopped")
 
 // RunOptions configure a foreground loop (seed 001's loop runner): run the
 // action, then the verifier, until the verifier passes or attempts run out.
@@ -83,7 +70,7 @@ type RunResult struct {
 // Runner runs foreground loops in a project.
 type Runner struct {
 	Root    string
-	History *History
+	History *loop.History
 	Now     func() time.Time
 }
 
@@ -138,11 +125,11 @@ func (s *runState) prepare(ctx context.Context) error {
 			return fmt.Errorf("a foreground loop needs a verifier command")
 		}
 		maxA := max(s.opts.MaxAttempts, 1)
-		c := NewContract(ContractOptions{Type: "foreground-loop", Title: firstOf(s.opts.Action, s.opts.Verify),
+		c := NewContract(ContractOptions{Type: "foreground-loop", Title: cmp.Or(s.opts.Action, s.opts.Verify),
 			Command: s.opts.Action, VerifierCommand: s.opts.Verify, MaxAttempts: maxA,
-			Backoff: durationText(s.opts.Backoff), StopConditions: RunnerStopConditions, Status: "running"}, now)
+			Backoff: durationText(s.opts.Backoff), StopConditions: runnerStopConditions, Status: "running"}, now)
 		if s.opts.Write {
-			art := firstOf(s.opts.Artifact, LoopsDir+"/"+c.ID+".md")
+			art := cmp.Or(s.opts.Artifact, LoopsDir+"/"+c.ID+".md")
 			c.ReviewArtifact = &art
 		}
 		s.c = c
@@ -159,8 +146,8 @@ func (s *runState) prepare(ctx context.Context) error {
 		s.res.ReviewArtifact = *s.c.ReviewArtifact
 	}
 	if s.opts.Write {
-		s.res.Path = rel(s.r.Root, s.path)
-		e := EventFor(s.view(0), EventRun, now)
+		s.res.Path = loop.Rel(s.r.Root, s.path)
+		e := loop.EventFor(s.view(0), loop.EventRun, now)
 		e.Detail = fmt.Sprintf("action %s; verifier %s; at most %d attempts", orNone(s.opts.Action), s.opts.Verify, s.c.Budget.MaxAttempts)
 		if err := s.record(ctx, e); err != nil {
 			return err
@@ -172,21 +159,21 @@ func (s *runState) prepare(ctx context.Context) error {
 // adopt runs an existing record: its commands are the defaults, it must
 // not have stopped, and it becomes running.
 func (s *runState) adopt(ctx context.Context, now time.Time) error {
-	if err := checkID(s.opts.Loop); err != nil {
+	if err := loop.CheckID(s.opts.Loop); err != nil {
 		return err
 	}
 	s.path = RecordPath(s.r.Root, s.opts.Loop)
-	return editJSON(ctx, s.path, func(st *State) error {
-		status, err := citadelStatus(st)
+	return loop.Edit(ctx, s.path, func(st *loop.State) error {
+		status, err := RecordStatus(st)
 		if err != nil {
 			return err
 		}
-		if IsStopped(status) || status == "running" {
-			return fmt.Errorf("%s is %s: only a planned, waiting or paused loop can be run", rel(s.r.Root, s.path), status)
+		if loop.IsStopped(status) || status == "running" {
+			return fmt.Errorf("%s is %s: only a planned, waiting or paused loop can be run", loop.Rel(s.r.Root, s.path), status)
 		}
 		var c Contract
 		if err := json.Unmarshal(st.Bytes(), &c); err != nil {
-			return fmt.Errorf("%s: not a loop contract: %v", rel(s.r.Root, s.path), err)
+			return fmt.Errorf("%s: not a loop contract: %v", loop.Rel(s.r.Root, s.path), err)
 		}
 		if s.opts.Action == "" && c.Trigger.Command != nil {
 			s.opts.Action = *c.Trigger.Command
@@ -195,20 +182,20 @@ func (s *runState) adopt(ctx context.Context, now time.Time) error {
 			s.opts.Verify = *c.Verifier.Command
 		}
 		if s.opts.Verify == "" {
-			return fmt.Errorf("%s has no verifier command (profile %s is not a command): pass --verify", rel(s.r.Root, s.path), deref(c.Verifier.Profile))
+			return fmt.Errorf("%s has no verifier command (profile %s is not a command): pass --verify", loop.Rel(s.r.Root, s.path), deref(c.Verifier.Profile))
 		}
 		if s.opts.MaxAttempts > 0 {
 			c.Budget.MaxAttempts = s.opts.MaxAttempts
 		}
 		c.Budget.MaxAttempts = max(c.Budget.MaxAttempts, 1)
-		art := firstOf(s.opts.Artifact, deref(c.ReviewArtifact), LoopsDir+"/"+c.ID+".md")
+		art := cmp.Or(s.opts.Artifact, deref(c.ReviewArtifact), LoopsDir+"/"+c.ID+".md")
 		c.ReviewArtifact = &art
 		s.c = c
 		for _, kv := range []struct {
 			k string
 			v any
-		}{{"status", "running"}, {"reviewArtifact", art}, {"updatedAt", ISOTime(now)}} {
-			if err := setJSON(st, kv.k, kv.v); err != nil {
+		}{{"status", "running"}, {"reviewArtifact", art}, {"updatedAt", loop.ISOTime(now)}} {
+			if err := st.Set(kv.k, kv.v); err != nil {
 				return err
 			}
 		}
@@ -223,7 +210,7 @@ func deref(p *string) string {
 	return *p
 }
 
-func orNone(s string) string { return firstOf(s, "(none)") }
+func orNone(s string) string { return cmp.Or(s, "(none)") }
 
 func durationText(d time.Duration) string {
 	if d <= 0 {
@@ -267,7 +254,7 @@ func (s *runState) loop(ctx context.Context) (status, reason string, err error) 
 				return "stopped", "interrupted", nil
 			case run.Status == "blocked":
 				return "blocked", run.Summary, nil
-			case IsStopped(cur):
+			case loop.IsStopped(cur):
 				s.res.External = true
 				return cur, "", nil
 			}
@@ -307,7 +294,7 @@ func (s *runState) loop(ctx context.Context) (status, reason string, err error) 
 			return run.Status, run.Summary, nil
 		case run.Status != "running":
 			return run.Status, "", nil
-		case IsStopped(cur):
+		case loop.IsStopped(cur):
 			s.res.External = true
 			return cur, "", nil
 		}
@@ -339,7 +326,7 @@ func (s *runState) control(ctx context.Context) (status string, stop bool) {
 		}
 		cur := s.currentStatus()
 		switch {
-		case IsStopped(cur):
+		case loop.IsStopped(cur):
 			s.res.External = true
 			return cur, true
 		case cur == "paused" || cur == "needs-human-review" || cur == "waiting" || cur == "planned":
@@ -359,11 +346,12 @@ func (s *runState) control(ctx context.Context) (status string, stop bool) {
 
 // currentStatus is the record's status as written now ("" if unreadable).
 func (s *runState) currentStatus() string {
-	o, _, err := readObject(s.path)
+	st, err := loop.ReadState(s.path)
 	if err != nil {
 		return ""
 	}
-	return strings.ToLower(o.text("status"))
+	status, _, _ := st.String("status")
+	return strings.ToLower(status)
 }
 
 // appendRun adds run to the record, as Citadel's appendLoopRun does, read
@@ -377,44 +365,44 @@ func (s *runState) appendRun(ctx context.Context, run Run, step string) (current
 	}
 	bg := context.WithoutCancel(ctx)
 	now := s.r.Now()
-	err = editJSON(bg, s.path, func(st *State) error {
-		cur, err := citadelStatus(st)
+	err = loop.Edit(bg, s.path, func(st *loop.State) error {
+		cur, err := RecordStatus(st)
 		if err != nil {
 			return err
 		}
 		var runs []json.RawMessage
-		if raw, ok := st.Raw("runs"); ok && !isNull(raw) {
+		if raw, ok := st.Raw("runs"); ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &runs); err != nil {
 				return fmt.Errorf("%s: runs is not an array", st.Path)
 			}
 		}
-		raw, err := marshal(run)
+		raw, err := loop.Marshal(run)
 		if err != nil {
 			return err
 		}
-		if err := setJSON(st, "runs", append(runs, raw)); err != nil {
+		if err := st.Set("runs", append(runs, raw)); err != nil {
 			return err
 		}
 		current = cur
 		if cur == "running" {
 			current = run.Status
-			if err := setJSON(st, "status", run.Status); err != nil {
+			if err := st.Set("status", run.Status); err != nil {
 				return err
 			}
 		}
-		return setJSON(st, "updatedAt", ISOTime(now))
+		return st.Set("updatedAt", loop.ISOTime(now))
 	})
 	if err != nil {
 		return "", err
 	}
-	e := EventFor(s.view(run.Attempt), EventAttempt, now)
+	e := loop.EventFor(s.view(run.Attempt), loop.EventAttempt, now)
 	e.Status, e.NativeStatus, e.Detail = run.Status, run.Status, fmt.Sprintf("attempt %d %s: %s", run.Attempt, step, run.Summary)
-	data := map[string]any{"attempt": run.Attempt, "step": step, "command": firstOf(deref(run.Verifier), deref(run.Command)),
+	data := map[string]any{"attempt": run.Attempt, "step": step, "command": cmp.Or(deref(run.Verifier), deref(run.Command)),
 		"exit_code": run.ExitCode, "started_at": run.StartedAt, "completed_at": run.CompletedAt}
 	if len(run.Evidence) > 0 {
 		data["output_tail"] = run.Evidence[0].Text
 	}
-	e.Data, _ = marshal(data)
+	e.Data, _ = loop.Marshal(data)
 	return current, s.record(bg, e)
 }
 
@@ -422,30 +410,30 @@ func (s *runState) appendRun(ctx context.Context, run Run, step string) (current
 // it: its status, stoppedAt and stopReason are kept), the review artifact,
 // and the stop event.
 func (s *runState) finish(ctx context.Context, status, reason string) error {
-	s.res.Status, s.res.StopReason = status, firstOf(reason, status)
-	fmt.Fprintf(s.progress, "loop %s: %s\n", status, StopMeanings[status])
+	s.res.Status, s.res.StopReason = status, cmp.Or(reason, status)
+	fmt.Fprintf(s.progress, "loop %s: %s\n", status, loop.StopMeaning(status))
 	if !s.opts.Write {
 		return nil
 	}
 	now := s.r.Now()
 	var stoppedAt string
-	err := editJSON(ctx, s.path, func(st *State) error {
-		cur, err := citadelStatus(st)
+	err := loop.Edit(ctx, s.path, func(st *loop.State) error {
+		cur, err := RecordStatus(st)
 		if err != nil {
 			return err
 		}
-		if IsStopped(cur) && s.res.External {
+		if loop.IsStopped(cur) && s.res.External {
 			s.res.Status = cur
 			s.res.StopReason, _, _ = st.String("stopReason")
 			stoppedAt, _, _ = st.String("stoppedAt")
 			return nil
 		}
-		stoppedAt = ISOTime(now)
+		stoppedAt = loop.ISOTime(now)
 		for _, kv := range []struct {
 			k string
 			v any
 		}{{"status", status}, {"stoppedAt", stoppedAt}, {"stopReason", s.res.StopReason}, {"updatedAt", stoppedAt}} {
-			if err := setJSON(st, kv.k, kv.v); err != nil {
+			if err := st.Set(kv.k, kv.v); err != nil {
 				return err
 			}
 		}
@@ -460,17 +448,17 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 	if s.res.External {
 		return nil // the stop was recorded by whoever stopped it
 	}
-	e := EventFor(s.view(s.res.Attempts), EventStop, now)
+	e := loop.EventFor(s.view(s.res.Attempts), loop.EventStop, now)
 	e.Status, e.NativeStatus, e.From, e.Detail = status, status, "running", s.res.StopReason
 	return s.record(ctx, e)
 }
 
-func (s *runState) view(attempt int) View {
-	return View{Framework: Citadel, ID: s.c.ID, Title: s.c.Title, Type: s.c.Type, Status: "running", NativeStatus: "running",
-		Path: rel(s.r.Root, s.path), Iteration: i64(int64(attempt)), MaxIterations: i64(int64(s.c.Budget.MaxAttempts))}
+func (s *runState) view(attempt int) loop.View {
+	return loop.View{Framework: loop.Citadel, ID: s.c.ID, Title: s.c.Title, Type: s.c.Type, Status: "running", NativeStatus: "running",
+		Path: loop.Rel(s.r.Root, s.path), Iteration: new(int64(attempt)), MaxIterations: new(int64(s.c.Budget.MaxAttempts))}
 }
 
-func (s *runState) record(ctx context.Context, e Event) error {
+func (s *runState) record(ctx context.Context, e loop.Event) error {
 	if s.r.History == nil {
 		return nil
 	}
@@ -494,7 +482,7 @@ func (s *runState) artifact(stoppedAt string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Loop review: %s\n\n", s.c.Title)
 	fmt.Fprintf(&b, "- Loop: `%s` (%s)\n", s.c.ID, s.c.Type)
-	fmt.Fprintf(&b, "- Status: **%s**: %s\n", s.res.Status, StopMeanings[s.res.Status])
+	fmt.Fprintf(&b, "- Status: **%s**: %s\n", s.res.Status, loop.StopMeaning(s.res.Status))
 	if s.res.StopReason != "" && s.res.StopReason != s.res.Status {
 		fmt.Fprintf(&b, "- Why: %s\n", s.res.StopReason)
 	}
@@ -502,7 +490,7 @@ func (s *runState) artifact(stoppedAt string) string {
 	fmt.Fprintf(&b, "- Verifier: %s\n", code(s.opts.Verify))
 	fmt.Fprintf(&b, "- Attempts: %d of %d\n", s.res.Attempts, s.c.Budget.MaxAttempts)
 	fmt.Fprintf(&b, "- Started: %s; stopped: %s\n", s.c.CreatedAt, stoppedAt)
-	fmt.Fprintf(&b, "- Record: `%s`\n\n", rel(s.r.Root, s.path))
+	fmt.Fprintf(&b, "- Record: `%s`\n\n", loop.Rel(s.r.Root, s.path))
 	b.WriteString("## Runs\n\n| attempt | step | status | exit | started | completed | summary |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range s.res.Runs {
 		step := "action"
@@ -601,11 +589,11 @@ func (s *runState) exec(ctx context.Context, command string) output {
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	start := s.r.Now()
-	o.started = ISOTime(start)
+	o.started = loop.ISOTime(start)
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		o.startErr = fmt.Errorf("cannot start: %v", err)
-		o.completed = ISOTime(s.r.Now())
+		o.completed = loop.ISOTime(s.r.Now())
 		return o
 	}
 	var mu sync.Mutex
@@ -619,7 +607,7 @@ func (s *runState) exec(ctx context.Context, command string) output {
 				case <-done:
 					return
 				case <-t.C:
-					if cur := s.currentStatus(); IsStopped(cur) {
+					if cur := s.currentStatus(); loop.IsStopped(cur) {
 						mu.Lock()
 						o.external = cur
 						mu.Unlock()
@@ -633,7 +621,7 @@ func (s *runState) exec(ctx context.Context, command string) output {
 	err := cmd.Wait()
 	close(done)
 	o.dur = time.Since(t0)
-	o.completed = ISOTime(s.r.Now())
+	o.completed = loop.ISOTime(s.r.Now())
 	mu.Lock()
 	defer mu.Unlock()
 	var ee *exec.ExitError

@@ -1,4 +1,4 @@
-package loop_test
+package citadel_test
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orbit-loop/orbit/citadel"
+	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/internal/looptest"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -17,7 +20,7 @@ import (
 // ../shared/examples/citadel).
 func citadelExample(tb testing.TB, name string) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(fixture("project/.planning/loops/" + name))
+	data, err := os.ReadFile(looptest.Fixture("project/.planning/loops/" + name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestLoopIDAsCitadel(t *testing.T) {
 		{"x", "--ÄÖ--", "x-loop-2026-11-29T19-19-30-576Z"},
 	}
 	for _, tt := range tests {
-		if got := loop.LoopID(tt.typ, tt.source, at); got != tt.want {
+		if got := citadel.LoopID(tt.typ, tt.source, at); got != tt.want {
 			t.Errorf("LoopID(%q, %q) = %q; want %q", tt.typ, tt.source, got, tt.want)
 		}
 	}
@@ -77,11 +80,11 @@ func TestLoopIDAsCitadel(t *testing.T) {
 // trigger.kind, which Citadel's CLI loses ("manual") and orbit keeps.
 func TestPlanAsCitadelWrites(t *testing.T) {
 	example := citadelExample(t, "pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json")
-	tp, err := loop.FindTemplate("pr-review-repair")
+	tp, err := citadel.FindTemplate("pr-review-repair")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := tp.Plan(loop.PlanOptions{}, time.Date(2026, 11, 29, 19, 19, 30, 743e6, time.UTC))
+	c := tp.Plan(citadel.PlanOptions{}, time.Date(2026, 11, 29, 19, 19, 30, 743e6, time.UTC))
 	got, err := c.Bytes()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +113,7 @@ func TestPlanAsCitadelWrites(t *testing.T) {
 // runner starts with to the one Citadel's loop-runner wrote.
 func TestForegroundContractAsCitadelWrites(t *testing.T) {
 	example := citadelExample(t, "foreground-loop-touch-done-flag-2026-11-29T19-19-30-576Z.json")
-	c := loop.NewContract(loop.ContractOptions{Type: "foreground-loop", Title: "touch done.flag", Command: "touch done.flag",
+	c := citadel.NewContract(citadel.ContractOptions{Type: "foreground-loop", Title: "touch done.flag", Command: "touch done.flag",
 		VerifierCommand: "test -f done.flag", MaxAttempts: 3}, time.Date(2026, 11, 29, 19, 19, 30, 576e6, time.UTC))
 	got, _ := c.Bytes()
 	var gm, wm map[string]any
@@ -130,11 +133,11 @@ func TestForegroundContractAsCitadelWrites(t *testing.T) {
 func TestTemplates(t *testing.T) {
 	want := []string{"pr-review-repair", "issue-triage", "dependency-refresh", "docs-drift-check", "nightly-health", "visual-qa",
 		"security-scan", "demo-proof-refresh"}
-	if got := loop.TemplateNames(); !slices.Equal(got, want) {
+	if got := citadel.TemplateNames(); !slices.Equal(got, want) {
 		t.Fatalf("templates %q; want seed 001's %q", got, want)
 	}
-	for _, tp := range loop.Templates {
-		c := tp.Plan(loop.PlanOptions{}, testNow)
+	for _, tp := range citadel.Templates() {
+		c := tp.Plan(citadel.PlanOptions{}, looptest.Now)
 		if c.Template == nil || *c.Template != tp.Name || c.Type != tp.Type || c.Trigger.Kind != tp.TriggerKind ||
 			c.Budget.MaxAttempts != tp.MaxAttempts || c.Retry.MaxAttempts != tp.MaxAttempts || c.Status != "planned" {
 			t.Errorf("%s: plan %+v lost the template's defaults", tp.Name, c)
@@ -148,20 +151,20 @@ func TestTemplates(t *testing.T) {
 			}
 		}
 	}
-	c := loop.Templates[3].Plan(loop.PlanOptions{ID: "docs-drift", Title: "Docs", Scope: "docs/", ReviewArtifact: "reports/docs.md"}, testNow)
+	c := citadel.Templates()[3].Plan(citadel.PlanOptions{ID: "docs-drift", Title: "Docs", Scope: "docs/", ReviewArtifact: "reports/docs.md"}, looptest.Now)
 	if c.ID != "docs-drift" || c.Title != "Docs" || c.Scope.Description != "docs/" || *c.ReviewArtifact != "reports/docs.md" ||
 		c.StatePath != ".planning/loops/docs-drift.json" || *c.Verifier.Command != "npm run docs:check" {
 		t.Errorf("plan with options = %+v", c)
 	}
-	if _, err := loop.FindTemplate("nope"); err == nil {
+	if _, err := citadel.FindTemplate("nope"); err == nil {
 		t.Error("FindTemplate(nope) = nil error")
 	}
 }
 
 func TestCreateContract(t *testing.T) {
 	root := t.TempDir()
-	c := loop.Templates[0].Plan(loop.PlanOptions{ID: "pr-1"}, testNow)
-	path, err := loop.CreateContract(context.Background(), root, c)
+	c := citadel.Templates()[0].Plan(citadel.PlanOptions{ID: "pr-1"}, looptest.Now)
+	path, err := citadel.CreateContract(context.Background(), root, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +175,12 @@ func TestCreateContract(t *testing.T) {
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
 		t.Errorf("written\n%s\nwant\n%s", got, want)
 	}
-	if _, err := loop.CreateContract(context.Background(), root, c); err == nil {
+	if _, err := citadel.CreateContract(context.Background(), root, c); err == nil {
 		t.Error("second CreateContract with the same id: nil error; want one (never overwrite a record)")
 	}
 	for _, bad := range []string{"../escape", ".hidden", "a/b", ""} {
 		c.ID = bad
-		if _, err := loop.CreateContract(context.Background(), root, c); err == nil {
+		if _, err := citadel.CreateContract(context.Background(), root, c); err == nil {
 			t.Errorf("CreateContract(id %q): nil error", bad)
 		}
 	}
@@ -187,8 +190,25 @@ func TestCreateContract(t *testing.T) {
 			t.Errorf("stray file %s in the registry", e.Name())
 		}
 	}
-	s := loop.ScanProject(root, testNow)
+	s := frameworks.ScanProject(root, looptest.Now)
 	if len(s.Loops) != 1 || s.Loops[0].ID != "pr-1" || s.Loops[0].Status != "planned" {
 		t.Errorf("scan after create: %+v", s)
+	}
+}
+
+// TestTemplatesAreCopied: a caller changing the templates it got changes
+// neither the next caller's nor a plan's defaults.
+func TestTemplatesAreCopied(t *testing.T) {
+	got := citadel.Templates()
+	got[0].Name = "changed"
+	got[0].StopConditions[0] = "changed"
+	again := citadel.Templates()
+	if again[0].Name != "pr-review-repair" || again[0].StopConditions[0] != "verifier-passed" {
+		t.Errorf("Templates()[0] = %s %v after a caller changed its copy; want pr-review-repair [verifier-passed ...]", again[0].Name, again[0].StopConditions)
+	}
+	d := citadel.DefaultStopConditions()
+	d[0] = "changed"
+	if c := citadel.NewContract(citadel.ContractOptions{Title: "x"}, looptest.Now); c.StopConditions[0] != "verifier-passed" {
+		t.Errorf("NewContract stop conditions %v after a caller changed DefaultStopConditions(); want Citadel's defaults", c.StopConditions)
 	}
 }

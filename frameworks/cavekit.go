@@ -1,8 +1,9 @@
-package loop
+package frameworks
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/loop"
 )
 
 // Cavekit's files (seed 003), relative to the project root. The loop is
@@ -36,13 +38,13 @@ type cavekitLock struct {
 	HeartbeatAt string `json:"heartbeat_at"`
 }
 
-func scanCavekit(root string, now time.Time, s *Scan) {
+func scanCavekit(root string, now time.Time, s *loop.Scan) {
 	dir := filepath.Join(root, CavekitDir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
-	v := View{Framework: Cavekit, ID: CavekitID, Title: "Cavekit loop", Path: CavekitLoopFile}
+	v := loop.View{Framework: loop.Cavekit, ID: CavekitID, Title: "Cavekit loop", Path: CavekitLoopFile}
 	found := false
 	read := func(name string) object {
 		path := p(name)
@@ -52,11 +54,11 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 		}
 		found = true
 		if err != nil {
-			s.problem(root, path, err)
-			v.warn("%s could not be read", name)
+			problem(s, root, path, err)
+			v.Warnf("%s could not be read", name)
 			return nil
 		}
-		v.file(root, path)
+		v.AddFile(root, path)
 		return o
 	}
 	loopFile := read(".loop.json")
@@ -64,10 +66,10 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 	front, fmErr := readFrontMatter(p("state.md"))
 	if fmErr == nil {
 		found = true
-		v.file(root, p("state.md"))
+		v.AddFile(root, p("state.md"))
 	} else if !errors.Is(fmErr, os.ErrNotExist) {
 		found = true
-		v.warn("state.md: %v", fmErr)
+		v.Warnf("state.md: %v", fmErr)
 	}
 	ledger := read("token-ledger.json")
 	tasks := read("task-status.json")
@@ -94,44 +96,44 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 	if phase != "" {
 		v.NativeStatus += " (" + phase + ")"
 	}
-	v.detail("phase", phase)
+	v.AddDetail("phase", phase)
 
 	// Iterations: .loop.json's, else state.md's; they should agree.
 	var note string
 	if loopFile != nil {
 		v.Iteration, note = loopFile.int("iteration")
-		v.note(note)
+		v.Note(note)
 		v.MaxIterations, note = loopFile.int("max_iterations")
-		v.note(note)
-		v.checkTime(".loop.json started_at", loopFile.text("started_at"))
-		v.detail("started at", loopFile.text("started_at"))
-		v.detail("completion promise", loopFile.text("completion_promise"))
-		v.detail("site", loopFile.text("site"))
+		v.Note(note)
+		v.CheckTime(".loop.json started_at", loopFile.text("started_at"))
+		v.AddDetail("started at", loopFile.text("started_at"))
+		v.AddDetail("completion promise", loopFile.text("completion_promise"))
+		v.AddDetail("site", loopFile.text("site"))
 	}
 	if it, note := front.int("iteration"); it != nil {
 		if v.Iteration == nil {
 			v.Iteration = it
 		} else if *it != *v.Iteration {
-			v.warn("state.md says iteration %d, .loop.json %d", *it, *v.Iteration)
+			v.Warnf("state.md says iteration %d, .loop.json %d", *it, *v.Iteration)
 		}
 	} else {
-		v.note(note)
+		v.Note(note)
 	}
 	if active && v.Iteration != nil && v.MaxIterations != nil && *v.MaxIterations > 0 && *v.Iteration >= *v.MaxIterations {
-		v.warn("iteration %d has reached the cap of %d but .loop.json is still present", *v.Iteration, *v.MaxIterations)
+		v.Warnf("iteration %d has reached the cap of %d but .loop.json is still present", *v.Iteration, *v.MaxIterations)
 	}
 
 	// Current task: state.md, else .progress.json; "null" as a string is drift.
 	cur := front.text("current_task")
 	if progress != nil {
 		if pc := progress.text("current_task"); pc == "null" && progress.kind("current_task") == "a string" {
-			v.warn(`.progress.json current_task is the string "null"`)
+			v.Warnf(`.progress.json current_task is the string "null"`)
 		} else if cur == "" {
 			cur = pc
 		}
 	}
-	v.detail("current task", cur)
-	v.detail("last tool", progress.text("last_tool"))
+	v.AddDetail("current task", cur)
+	v.AddDetail("last tool", progress.text("last_tool"))
 
 	// Budget: the token ledger, else the progress snapshot.
 	budgetSrc := ledger
@@ -141,20 +143,20 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 	}
 	if budgetSrc != nil {
 		if u, ok, note := budgetSrc.num(usedKey); ok {
-			v.BudgetUsed = f64(u)
+			v.BudgetUsed = new(u)
 		} else {
-			v.note(note)
+			v.Note(note)
 		}
 		if l, ok, note := budgetSrc.num(limitKey); ok {
-			v.BudgetLimit = f64(l)
+			v.BudgetLimit = new(l)
 		} else {
-			v.note(note)
+			v.Note(note)
 		}
 		v.BudgetUnit = "tokens"
 	}
 	exhausted := v.BudgetUsed != nil && v.BudgetLimit != nil && *v.BudgetLimit > 0 && *v.BudgetUsed >= *v.BudgetLimit
 	if exhausted && active {
-		v.warn("session budget exhausted (%v of %v tokens) but .loop.json is still present", *v.BudgetUsed, *v.BudgetLimit)
+		v.Warnf("session budget exhausted (%v of %v tokens) but .loop.json is still present", *v.BudgetUsed, *v.BudgetLimit)
 	}
 	if ledger != nil {
 		cavekitTaskBudgets(&v, ledger)
@@ -168,7 +170,7 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 		for i, t := range tasks.list("tasks") {
 			to, ok := asObject(t)
 			if !ok {
-				v.warn("task-status.json tasks[%d] is not an object", i)
+				v.Warnf("task-status.json tasks[%d] is not an object", i)
 				continue
 			}
 			total++
@@ -183,38 +185,38 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 		}
 		var parts []string
 		for _, k := range sortedKeys(counts) {
-			parts = append(parts, fmt.Sprintf("%s %d", firstOf(k, "(none)"), counts[k]))
+			parts = append(parts, fmt.Sprintf("%s %d", cmp.Or(k, "(none)"), counts[k]))
 		}
-		v.detail("tasks", fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", ")))
-		v.detail("tiers", strings.Join(sortedKeys(tiers), ", "))
+		v.AddDetail("tasks", fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", ")))
+		v.AddDetail("tiers", strings.Join(sortedKeys(tiers), ", "))
 		if active && total > 0 && complete == total {
-			v.warn("every task in task-status.json is complete but .loop.json is still present (the loop was never torn down)")
+			v.Warnf("every task in task-status.json is complete but .loop.json is still present (the loop was never torn down)")
 		}
 	}
 	if backprop != nil {
-		v.detail("backprop pending", clip(backprop.text("failure_excerpt"), 120))
+		v.AddDetail("backprop pending", clip(backprop.text("failure_excerpt"), 120))
 	}
 
 	// The lock.
 	if lk, err := readCavekitLock(p(".loop.lock")); err != nil {
-		v.warn(".loop.lock: %v", err)
+		v.Warnf(".loop.lock: %v", err)
 	} else if lk != nil {
-		v.file(root, p(".loop.lock"))
-		hb, ok := timeOf(lk.HeartbeatAt)
-		v.detail("lock", fmt.Sprintf("%s (pid %v on %s), heartbeat %s", lk.Owner, lk.PID, lk.Host, lk.HeartbeatAt))
+		v.AddFile(root, p(".loop.lock"))
+		hb, ok := loop.ParseTime(lk.HeartbeatAt)
+		v.AddDetail("lock", fmt.Sprintf("%s (pid %v on %s), heartbeat %s", lk.Owner, lk.PID, lk.Host, lk.HeartbeatAt))
 		switch {
 		case !active:
-			v.warn(".loop.lock is left behind: no .loop.json")
+			v.Warnf(".loop.lock is left behind: no .loop.json")
 		case !ok:
-			v.warn(".loop.lock heartbeat_at is not a time: %q", lk.HeartbeatAt)
-		case now.Sub(hb) > StaleAfter:
-			v.warn("stale lock: %s's heartbeat is %s old (stale after %s)", lk.Owner, now.Sub(hb).Round(time.Second), StaleAfter)
+			v.Warnf(".loop.lock heartbeat_at is not a time: %q", lk.HeartbeatAt)
+		case now.Sub(hb) > loop.StaleAfter:
+			v.Warnf("stale lock: %s's heartbeat is %s old (stale after %s)", lk.Owner, now.Sub(hb).Round(time.Second), loop.StaleAfter)
 		}
 	}
 
-	v.UpdatedAt = latest(front.text("updated_at"), tasks.text("updated_at"), progress.text("updated_at"), loopFile.text("started_at"))
+	v.UpdatedAt = loop.Latest(front.text("updated_at"), tasks.text("updated_at"), progress.text("updated_at"), loopFile.text("started_at"))
 	if !active {
-		v.derived = true
+		v.Derived = true
 		switch {
 		case total > 0 && complete == total:
 			v.Status = "done"
@@ -233,7 +235,7 @@ func scanCavekit(root string, now time.Time, s *Scan) {
 
 // cavekitTaskBudgets shows the per-tier task budgets as they are: numbers
 // (Cavekit's format) or objects with token_budget (seen in the wild).
-func cavekitTaskBudgets(v *View, ledger object) {
+func cavekitTaskBudgets(v *loop.View, ledger object) {
 	tb := ledger.obj("task_budgets")
 	if tb == nil {
 		return
@@ -247,14 +249,14 @@ func cavekitTaskBudgets(v *View, ledger object) {
 		}
 		if o := tb.obj(k); o != nil {
 			objects = true
-			parts = append(parts, fmt.Sprintf("%s %s", k, firstOf(o.text("token_budget"), tb.text(k))))
+			parts = append(parts, fmt.Sprintf("%s %s", k, cmp.Or(o.text("token_budget"), tb.text(k))))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s", k, tb.text(k)))
 	}
-	v.detail("task budgets", strings.Join(parts, ", "))
+	v.AddDetail("task budgets", strings.Join(parts, ", "))
 	if objects {
-		v.warn("token-ledger.json task_budgets are objects, not token counts (their token_budget is shown)")
+		v.Warnf("token-ledger.json task_budgets are objects, not token counts (their token_budget is shown)")
 	}
 }
 
@@ -352,7 +354,7 @@ func readFrontMatter(path string) (frontMatter, error) {
 // .loop.json it removed, for the event.
 func teardownCavekit(ctx context.Context, root string, now time.Time) (json.RawMessage, error) {
 	path := filepath.Join(root, CavekitLoopFile)
-	unlock, err := flock.Path(ctx, LockPath(path))
+	unlock, err := flock.Path(ctx, loop.LockPath(path))
 	if err != nil {
 		return nil, err
 	}
@@ -369,12 +371,12 @@ func teardownCavekit(ctx context.Context, root string, now time.Time) (json.RawM
 	}
 	lockPath := filepath.Join(root, CavekitLockFile)
 	if lk, err := readCavekitLock(lockPath); err == nil && lk != nil {
-		if hb, ok := timeOf(lk.HeartbeatAt); !ok || now.Sub(hb) > StaleAfter {
+		if hb, ok := loop.ParseTime(lk.HeartbeatAt); !ok || now.Sub(hb) > loop.StaleAfter {
 			os.Remove(lockPath)
 		}
 	}
 	if !json.Valid(data) {
-		raw, _ := marshal(string(data))
+		raw, _ := loop.Marshal(string(data))
 		return raw, nil
 	}
 	var b bytes.Buffer

@@ -1,4 +1,4 @@
-package loop
+package orbitloop
 
 import (
 	"bytes"
@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/loop"
 )
 
-// StaleAfter is how old a lock's heartbeat must be before another session
-// may take the loop (seed 003's rule).
-const StaleAfter = 5 * time.Minute
+// LockFile is the ORBIT loop's session lock, relative to the project root,
+// beside its state file.
+const LockFile = ".claude/orbit-loop.lock"
 
 // Lock says which session drives a loop. It lives in a JSON file; every
 // read-modify-write of it happens under an flock on the file beside it, so
@@ -29,8 +30,8 @@ type Lock struct {
 	Told []string `json:"told,omitempty"`
 }
 
-// Stale reports whether the heartbeat is older than StaleAfter at now.
-func (l Lock) Stale(now time.Time) bool { return now.Sub(l.HeartbeatAt) > StaleAfter }
+// Stale reports whether the heartbeat is older than loop.StaleAfter at now.
+func (l Lock) Stale(now time.Time) bool { return now.Sub(l.HeartbeatAt) > loop.StaleAfter }
 
 // Claim is the result of trying to take a loop's lock.
 type Claim struct {

@@ -1,4 +1,4 @@
-package loop
+package frameworks
 
 import (
 	"encoding/json"

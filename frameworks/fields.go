@@ -1,4 +1,4 @@
-package loop
+package frameworks
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/orbit-loop/orbit/loop"
 )
 
 // object is a foreign JSON object read leniently: each member kept raw (a
@@ -235,7 +237,7 @@ func jsonError(path string, data []byte, err error) error {
 		if off > 0 {
 			off--
 		}
-		line, col := position(data, off)
+		line, col := loop.Position(data, off)
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", path, line, col, se.Error())
 	case errors.As(err, &te):
 		return fmt.Errorf("%s: want a JSON object, got %s", path, te.Value)
@@ -386,41 +388,6 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// marshal encodes v as JSON the way Node's JSON.stringify does: no HTML
-// escaping of <, > and &.
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// indent renders v as JSON.stringify(v, null, 2) + "\n" does.
-func indent(v any) ([]byte, error) {
-	raw, err := marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
-}
-
-// setJSON sets a member of an ordered state to v, without HTML escaping.
-func setJSON(st *State, key string, v any) error {
-	raw, err := marshal(v)
-	if err != nil {
-		return fmt.Errorf("set %s in %s: %w", key, st.Path, err)
-	}
-	return st.SetRaw(key, raw)
 }
 
 // validJSON reports whether data is one valid JSON value (with surrounding

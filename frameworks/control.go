@@ -1,6 +1,7 @@
-package loop
+package frameworks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 )
 
 // ErrNoControl reports a control the loop's framework does not have (pause
@@ -36,7 +40,7 @@ func (e stateError) Is(target error) bool { return target == ErrWrongState }
 // change in the loop event journal.
 type Control struct {
 	Root    string
-	History *History
+	History *loop.History
 	Now     func() time.Time
 }
 
@@ -50,41 +54,41 @@ type Control struct {
 //   - Conductor: loop_state COMPLETE / PASSED_WITH_WARNINGS with a warning
 //     (seed 004's completeWithWarnings), plus stop_reason and stopped_at.
 //   - ORBIT: active false, stop_reason, stopped_at; the session lock freed.
-func (c *Control) Stop(ctx context.Context, v View, status, reason string) (Event, error) {
-	if !IsStopReason(status) {
-		return Event{}, fmt.Errorf("stop status %q is not in the shared stop vocabulary (allowed: %s)", status, strings.Join(StopReasons, ", "))
+func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) (loop.Event, error) {
+	if !loop.IsStopReason(status) {
+		return loop.Event{}, fmt.Errorf("stop status %q is not in the shared stop vocabulary (allowed: %s)", status, strings.Join(loop.StopReasons(), ", "))
 	}
 	now := c.Now()
 	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
-	if IsStopped(v.Status) {
-		return Event{}, fmt.Errorf("%s %s has already stopped (%s): %w", v.Framework, v.ID, v.Status, ErrAlreadyStopped)
+	if loop.IsStopped(v.Status) {
+		return loop.Event{}, fmt.Errorf("%s %s has already stopped (%s): %w", v.Framework, v.ID, v.Status, ErrAlreadyStopped)
 	}
 	var from string
 	var data json.RawMessage
 	var err error
 	switch {
-	case v.Framework == Citadel && v.Type == "daemon":
+	case v.Framework == loop.Citadel && v.Type == "daemon":
 		from, err = stopCitadel(ctx, path, status, reason, now, true)
-	case v.Framework == Citadel:
+	case v.Framework == loop.Citadel:
 		from, err = stopCitadel(ctx, path, status, reason, now, false)
-	case v.Framework == CCW:
+	case v.Framework == loop.CCW:
 		from, err = stopCCW(ctx, path, status, reason, now)
-	case v.Framework == Cavekit:
+	case v.Framework == loop.Cavekit:
 		from = "active"
 		data, err = teardownCavekit(ctx, c.Root, now)
-	case v.Framework == Conductor:
+	case v.Framework == loop.Conductor:
 		from, err = stopConductor(ctx, path, status, reason, now)
-	case v.Framework == ORBIT:
-		from, err = StopOrbit(ctx, c.Root, status, now)
+	case v.Framework == loop.ORBIT:
+		from, err = orbitloop.Stop(ctx, c.Root, status, now)
 	default:
 		err = fmt.Errorf("stop %s loops: %w", v.Framework, ErrNoControl)
 	}
 	if err != nil {
-		return Event{}, c.relErr(err)
+		return loop.Event{}, c.relErr(err)
 	}
-	e := EventFor(v, EventStop, now)
+	e := loop.EventFor(v, loop.EventStop, now)
 	e.Status, e.From, e.NativeStatus = status, v.Status, stoppedNative(v, status)
-	e.Detail = firstOf(reason, status)
+	e.Detail = cmp.Or(reason, status)
 	if from != "" && from != v.NativeStatus {
 		e.Detail += " (the file said " + from + " when stopped)"
 	}
@@ -93,18 +97,18 @@ func (c *Control) Stop(ctx context.Context, v View, status, reason string) (Even
 }
 
 // stoppedNative is the framework's own status after a stop.
-func stoppedNative(v View, status string) string {
+func stoppedNative(v loop.View, status string) string {
 	switch v.Framework {
-	case CCW:
+	case loop.CCW:
 		if status == "done" || status == "verifier-passed" {
 			return "completed"
 		}
 		return "failed"
-	case Cavekit:
+	case loop.Cavekit:
 		return "inactive"
-	case Conductor:
+	case loop.Conductor:
 		return "COMPLETE/PASSED_WITH_WARNINGS"
-	case ORBIT:
+	case loop.ORBIT:
 		return "inactive (" + status + ")"
 	default:
 		return status
@@ -129,42 +133,42 @@ func (e pathError) Unwrap() error { return e.err }
 
 // Pause pauses a CCW loop (running -> paused) or a Citadel record
 // (planned, running or waiting -> paused).
-func (c *Control) Pause(ctx context.Context, v View, reason string) (Event, error) {
-	return c.setStatus(ctx, v, EventPause, "paused", reason)
+func (c *Control) Pause(ctx context.Context, v loop.View, reason string) (loop.Event, error) {
+	return c.setStatus(ctx, v, loop.EventPause, "paused", reason)
 }
 
 // Resume resumes a paused CCW loop or a paused (or needs-human-review)
 // Citadel record: running again.
-func (c *Control) Resume(ctx context.Context, v View, reason string) (Event, error) {
-	return c.setStatus(ctx, v, EventResume, "running", reason)
+func (c *Control) Resume(ctx context.Context, v loop.View, reason string) (loop.Event, error) {
+	return c.setStatus(ctx, v, loop.EventResume, "running", reason)
 }
 
-func (c *Control) setStatus(ctx context.Context, v View, kind, status, reason string) (Event, error) {
+func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reason string) (loop.Event, error) {
 	now := c.Now()
 	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
 	var from string
 	var err error
 	switch {
-	case v.Framework == Citadel && v.Type != "daemon":
+	case v.Framework == loop.Citadel && v.Type != "daemon":
 		allowed := []string{"planned", "running", "waiting"}
-		if kind == EventResume {
+		if kind == loop.EventResume {
 			allowed = []string{"paused", "needs-human-review"}
 		}
 		from, err = setCitadelStatus(ctx, path, status, allowed, now)
-	case v.Framework == CCW:
+	case v.Framework == loop.CCW:
 		need, want := "running", "paused"
-		if kind == EventResume {
+		if kind == loop.EventResume {
 			need, want = "paused", "running"
 		}
 		from, err = setCCWStatus(ctx, path, want, need, now)
 	default:
-		return Event{}, fmt.Errorf("%s %s: %s: %w (it has no paused state; pause and resume exist for CCW loops and Citadel records)",
+		return loop.Event{}, fmt.Errorf("%s %s: %s: %w (it has no paused state; pause and resume exist for CCW loops and Citadel records)",
 			v.Framework, v.ID, kind, ErrNoControl)
 	}
 	if err != nil {
-		return Event{}, c.relErr(err)
+		return loop.Event{}, c.relErr(err)
 	}
-	e := EventFor(v, kind, now)
+	e := loop.EventFor(v, kind, now)
 	e.Status, e.NativeStatus, e.From, e.Detail = status, status, v.Status, reason
 	if from != "" && from != v.NativeStatus {
 		e.Detail = strings.TrimSpace(e.Detail + " (the file said " + from + ")")
@@ -172,7 +176,7 @@ func (c *Control) setStatus(ctx context.Context, v View, kind, status, reason st
 	return e, c.record(ctx, e)
 }
 
-func (c *Control) record(ctx context.Context, e Event) error {
+func (c *Control) record(ctx context.Context, e loop.Event) error {
 	if c.History == nil {
 		return nil
 	}
@@ -180,4 +184,18 @@ func (c *Control) record(ctx context.Context, e Event) error {
 		return fmt.Errorf("the loop was changed, but recording the event failed: %w", err)
 	}
 	return nil
+}
+
+// Apply stops (with status, a stop word), pauses or resumes v, by kind
+// (loop.EventStop, loop.EventPause, loop.EventResume).
+func (c *Control) Apply(ctx context.Context, v loop.View, kind, status, reason string) (loop.Event, error) {
+	switch kind {
+	case loop.EventStop:
+		return c.Stop(ctx, v, status, reason)
+	case loop.EventPause:
+		return c.Pause(ctx, v, reason)
+	case loop.EventResume:
+		return c.Resume(ctx, v, reason)
+	}
+	return loop.Event{}, fmt.Errorf("loop control %q: want stop, pause or resume", kind)
 }

@@ -1,7 +1,8 @@
-package loop
+package frameworks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orbit-loop/orbit/loop"
 )
 
 // CCWDir holds CCW's loop state files (seed 002): {loopId}.json, with the
@@ -42,7 +45,7 @@ func ccwStatus(native, failure string) (string, string) {
 		word, _, _ := strings.Cut(failure, ":")
 		word = strings.TrimSpace(word)
 		switch {
-		case IsStopReason(word):
+		case loop.IsStopReason(word):
 			return word, ""
 		case strings.Contains(strings.ToLower(failure), "stop"):
 			return "stopped", ""
@@ -50,15 +53,15 @@ func ccwStatus(native, failure string) (string, string) {
 			return "blocked", ""
 		}
 	}
-	return Unknown, fmt.Sprintf("status %q is not a CCW status (%s)", native, strings.Join(ccwStatuses, ", "))
+	return loop.Unknown, fmt.Sprintf("status %q is not a CCW status (%s)", native, strings.Join(ccwStatuses, ", "))
 }
 
-func scanCCW(root string, s *Scan) {
+func scanCCW(root string, s *loop.Scan) {
 	dir := filepath.Join(root, CCWDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			s.problem(root, dir, err)
+			problem(s, root, dir, err)
 		}
 		return
 	}
@@ -72,44 +75,44 @@ func scanCCW(root string, s *Scan) {
 		}
 		paths = append(paths, filepath.Join(dir, name))
 	}
-	s.readEach(root, paths, func(path string, o object) (View, error) {
+	readEach(s, root, paths, func(path string, o object) (loop.View, error) {
 		return ccwView(root, path, o, func(name string) bool { return present[name] }), nil
 	})
 }
 
 // ccwView maps a CCW loop; present says whether a name is in the loop's
 // directory (so that absent task files cost no system call).
-func ccwView(root, path string, o object, present func(string) bool) View {
+func ccwView(root, path string, o object, present func(string) bool) loop.View {
 	name := strings.TrimSuffix(filepath.Base(path), ".json")
-	v := View{Framework: CCW, Path: rel(root, path)}
-	v.file(root, path)
-	v.identify(o, "loop_id", name, false)
-	v.Title = firstOf(o.text("title"), v.ID)
+	v := loop.View{Framework: loop.CCW, Path: loop.Rel(root, path)}
+	v.AddFile(root, path)
+	identify(&v, o, "loop_id", name, false)
+	v.Title = cmp.Or(o.text("title"), v.ID)
 	v.NativeStatus = o.text("status")
 	failure := o.text("failure_reason")
 	var note string
 	v.Status, note = ccwStatus(v.NativeStatus, failure)
-	v.note(note)
+	v.Note(note)
 	v.Iteration, note = o.int("current_iteration")
-	v.note(note)
+	v.Note(note)
 	v.MaxIterations, note = o.int("max_iterations")
-	v.note(note)
+	v.Note(note)
 	if v.Iteration != nil && v.MaxIterations != nil && *v.Iteration > *v.MaxIterations {
-		v.warn("iteration %d is past the cap of %d", *v.Iteration, *v.MaxIterations)
+		v.Warnf("iteration %d is past the cap of %d", *v.Iteration, *v.MaxIterations)
 	}
-	v.UpdatedAt = firstOf(o.text("updated_at"), o.text("created_at"))
+	v.UpdatedAt = cmp.Or(o.text("updated_at"), o.text("created_at"))
 	for _, k := range []string{"created_at", "updated_at", "completed_at"} {
-		v.checkTime(k, o.text(k))
+		v.CheckTime(k, o.text(k))
 	}
 	if c := o.text("completed_at"); c != "" && slices.Contains([]string{"planned", "running", "paused"}, v.Status) {
-		v.warn("completed_at is set (%s) but the status is %s", c, v.NativeStatus)
+		v.Warnf("completed_at is set (%s) but the status is %s", c, v.NativeStatus)
 	}
-	v.detail("description", o.text("description"))
-	v.detail("failure reason", failure)
-	v.detail("completed at", o.text("completed_at"))
-	v.detail("task (v1)", o.text("task_id"))
+	v.AddDetail("description", o.text("description"))
+	v.AddDetail("failure reason", failure)
+	v.AddDetail("completed at", o.text("completed_at"))
+	v.AddDetail("task (v1)", o.text("task_id"))
 	if seq := o.list("cli_sequence"); seq != nil {
-		v.detail("cli steps", fmt.Sprint(len(seq)))
+		v.AddDetail("cli steps", fmt.Sprint(len(seq)))
 	}
 
 	// The loop's tasks: either layout, both if both are there.
@@ -122,23 +125,23 @@ func ccwView(root, path string, o object, present func(string) bool) View {
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		taskFiles = append(taskFiles, rel(root, tp))
+		taskFiles = append(taskFiles, loop.Rel(root, tp))
 		if err != nil {
-			v.warn("%s: %v", rel(root, tp), err)
+			v.Warnf("%s: %v", loop.Rel(root, tp), err)
 			continue
 		}
-		v.file(root, tp)
-		v.detail("tasks ("+rel(root, tp)+")", fmt.Sprint(n))
+		v.AddFile(root, tp)
+		v.AddDetail("tasks ("+loop.Rel(root, tp)+")", fmt.Sprint(n))
 		for _, line := range bad {
-			v.warn("%s:%d is not a JSON task", rel(root, tp), line)
+			v.Warnf("%s:%d is not a JSON task", loop.Rel(root, tp), line)
 		}
 	}
 	if len(taskFiles) > 1 {
-		v.warn("tasks in both layouts: %s", strings.Join(taskFiles, " and "))
+		v.Warnf("tasks in both layouts: %s", strings.Join(taskFiles, " and "))
 	}
 	if id := o.text("task_id"); id != "" {
 		if tp := ccwTaskFile(root, id); tp != "" {
-			v.file(root, tp)
+			v.AddFile(root, tp)
 			if to, _, err := readObject(tp); err == nil {
 				if v.Title == v.ID && to.text("title") != "" {
 					v.Title = to.text("title")
@@ -147,7 +150,7 @@ func ccwView(root, path string, o object, present func(string) bool) View {
 					if v.MaxIterations == nil {
 						v.MaxIterations, _ = lc.int("max_iterations")
 					}
-					v.detail("success condition", lc.text("success_condition"))
+					v.AddDetail("success condition", lc.text("success_condition"))
 				}
 			}
 		}
@@ -156,7 +159,7 @@ func ccwView(root, path string, o object, present func(string) bool) View {
 	if ss := o.obj("skill_state"); ss != nil {
 		ccwSkillState(&v, ss)
 	} else if o.kind("skill_state") != "absent" && o.kind("skill_state") != "null" {
-		v.warn("skill_state is %s, not an object", o.kind("skill_state"))
+		v.Warnf("skill_state is %s, not an object", o.kind("skill_state"))
 	}
 	switch v.NativeStatus {
 	case "created":
@@ -170,21 +173,21 @@ func ccwView(root, path string, o object, present func(string) bool) View {
 }
 
 // ccwSkillState reads what the skill records of its progress.
-func ccwSkillState(v *View, ss object) {
+func ccwSkillState(v *loop.View, ss object) {
 	cur := ss.text("current_action")
 	if cur != "" && !slices.Contains(ccwActions, strings.ToLower(cur)) {
-		v.warn("skill_state.current_action %q is not a CCW action (%s)", cur, strings.Join(ccwActions, ", "))
+		v.Warnf("skill_state.current_action %q is not a CCW action (%s)", cur, strings.Join(ccwActions, ", "))
 	}
-	v.detail("current action", cur)
-	v.detail("last action", ss.text("last_action"))
-	v.detail("mode", ss.text("mode"))
+	v.AddDetail("current action", cur)
+	v.AddDetail("last action", ss.text("last_action"))
+	v.AddDetail("mode", ss.text("mode"))
 	if dev := ss.obj("develop"); dev != nil {
 		total, _ := dev.int("total")
 		done, _ := dev.int("completed")
 		if total != nil && done != nil {
-			v.detail("develop", fmt.Sprintf("%d/%d tasks", *done, *total))
+			v.AddDetail("develop", fmt.Sprintf("%d/%d tasks", *done, *total))
 			if *done > *total {
-				v.warn("skill_state.develop.completed %d is more than total %d", *done, *total)
+				v.Warnf("skill_state.develop.completed %d is more than total %d", *done, *total)
 			}
 		}
 		pending := 0
@@ -194,24 +197,24 @@ func ccwSkillState(v *View, ss object) {
 			}
 		}
 		if pending > 0 && v.Status == "done" {
-			v.warn("completed with %d develop tasks still pending", pending)
+			v.Warnf("completed with %d develop tasks still pending", pending)
 		}
 	}
 	if val := ss.obj("validate"); val != nil {
 		if p, ok := val.bool("passed"); ok {
-			v.detail("validate passed", fmt.Sprint(p))
+			v.AddDetail("validate passed", fmt.Sprint(p))
 		}
-		v.detail("pass rate", val.text("pass_rate"))
+		v.AddDetail("pass rate", val.text("pass_rate"))
 	}
 	if errs := ss.list("errors"); len(errs) > 0 {
-		v.detail("errors", fmt.Sprint(len(errs)))
+		v.AddDetail("errors", fmt.Sprint(len(errs)))
 	}
 }
 
 // ccwTaskFile finds the task definition of a v1 loop (a task with
 // loop_control): .task/{id}.json at the root or in an active session.
 func ccwTaskFile(root, id string) string {
-	if checkID(id) != nil {
+	if loop.CheckID(id) != nil {
 		return ""
 	}
 	if p := filepath.Join(root, ".task", id+".json"); exists(p) {
@@ -250,28 +253,28 @@ func countJSONL(path string) (n int, bad []int, err error) {
 // and the reason in failure_reason (completed for done and
 // verifier-passed), completed_at and updated_at.
 func stopCCW(ctx context.Context, path, status, reason string, now time.Time) (from string, err error) {
-	err = editJSON(ctx, path, func(st *State) error {
+	err = loop.Edit(ctx, path, func(st *loop.State) error {
 		from, _, _ = st.String("status")
 		if from == "completed" || from == "failed" || from == "user_exit" {
 			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, from, ErrAlreadyStopped)
 		}
-		ts := ISOTime(now)
+		ts := loop.ISOTime(now)
 		native := "failed"
 		if status == "done" || status == "verifier-passed" {
 			native = "completed"
 		}
-		if err := setJSON(st, "status", native); err != nil {
+		if err := st.Set("status", native); err != nil {
 			return err
 		}
 		if native == "failed" {
-			if err := setJSON(st, "failure_reason", status+": "+firstOf(reason, "stopped by orbit")); err != nil {
+			if err := st.Set("failure_reason", status+": "+cmp.Or(reason, "stopped by orbit")); err != nil {
 				return err
 			}
 		}
-		if err := setJSON(st, "completed_at", ts); err != nil {
+		if err := st.Set("completed_at", ts); err != nil {
 			return err
 		}
-		return setJSON(st, "updated_at", ts)
+		return st.Set("updated_at", ts)
 	})
 	return from, err
 }
@@ -279,15 +282,15 @@ func stopCCW(ctx context.Context, path, status, reason string, now time.Time) (f
 // setCCWStatus pauses (running -> paused) or resumes (paused -> running) a
 // loop, as CCW's dashboard does; the skill checks status before each action.
 func setCCWStatus(ctx context.Context, path, want, need string, now time.Time) (from string, err error) {
-	err = editJSON(ctx, path, func(st *State) error {
+	err = loop.Edit(ctx, path, func(st *loop.State) error {
 		from, _, _ = st.String("status")
 		if from != need {
 			return wrongState("%s is %s: only a %s loop can be %s", st.Path, from, need, verbed(want))
 		}
-		if err := setJSON(st, "status", want); err != nil {
+		if err := st.Set("status", want); err != nil {
 			return err
 		}
-		return setJSON(st, "updated_at", ISOTime(now))
+		return st.Set("updated_at", loop.ISOTime(now))
 	})
 	return from, err
 }

@@ -1,0 +1,98 @@
+package ceo
+
+import (
+	"errors"
+	"time"
+
+	"github.com/orbit-loop/orbit/loop"
+)
+
+// DefaultSentinel ends an ORBIT loop when the agent writes it in its last
+// message (seed 003's completion sentinel, for ORBIT).
+const DefaultSentinel = "<promise>ORBIT COMPLETE</promise>"
+
+// LoopInfo is what the ORBIT loop's state file says, typed (HasState false
+// when the project has none). The seed's fields
+// come first; orbit adds completion_sentinel, budget_tokens, tokens_used,
+// stop_reason and stopped_at, and the hook's bookkeeping (last_stop_*).
+type LoopInfo struct {
+	HasState         bool      `json:"has_state"`
+	Active           bool      `json:"active"`
+	Iteration        int64     `json:"iteration"`
+	MaxIterations    int64     `json:"max_iterations"`
+	TimeLimitMinutes int64     `json:"time_limit_minutes"`
+	StartedAt        string    `json:"started_at"`
+	Started          time.Time `json:"-"`
+	TrustLevel       string    `json:"trust_level"`
+	EscalationCount  int64     `json:"depth_escalation_counter"`
+	Correct          int64     `json:"correct_decisions"`
+	Incorrect        int64     `json:"incorrect_decisions"`
+	Sentinel         string    `json:"completion_sentinel"`
+	BudgetTokens     int64     `json:"budget_tokens"`
+	TokensUsed       int64     `json:"tokens_used"`
+	StopReason       string    `json:"stop_reason,omitempty"`
+	StoppedAt        string    `json:"stopped_at,omitempty"`
+	// HookEvent is the hook event that ends an iteration: Stop (the
+	// default) or SubagentStop, when the loop runs as a subagent.
+	HookEvent string `json:"hook_event"`
+}
+
+// ReadLoopState reads the state file at path as the ORBIT loop's state,
+// typed, and as the ordered object it is (to be written back). No file is
+// not an error: HasState is false and the State nil. A field of the wrong
+// type is an error naming it, with the State still returned.
+func ReadLoopState(path string) (LoopInfo, *loop.State, error) {
+	st, err := loop.ReadState(path)
+	if errors.Is(err, loop.ErrNoState) {
+		return LoopInfo{}, nil, nil
+	}
+	if err != nil {
+		return LoopInfo{}, nil, err
+	}
+	o, err := loopInfoOf(st)
+	return o, st, err
+}
+
+// loopInfoOf types the fields of a state; a field of the wrong type is an
+// error naming it.
+func loopInfoOf(s *loop.State) (LoopInfo, error) {
+	o := LoopInfo{HasState: true}
+	var errs []error
+	num := func(key string) int64 {
+		v, _, err := s.Int(key)
+		errs = append(errs, err)
+		return v
+	}
+	str := func(key string) string {
+		v, _, err := s.String(key)
+		errs = append(errs, err)
+		return v
+	}
+	active, _, err := s.Bool("active")
+	errs = append(errs, err)
+	o.Active = active
+	o.Iteration, o.MaxIterations, o.TimeLimitMinutes = num("iteration"), num("max_iterations"), num("time_limit_minutes")
+	o.EscalationCount, o.Correct, o.Incorrect = num("depth_escalation_counter"), num("correct_decisions"), num("incorrect_decisions")
+	o.BudgetTokens, o.TokensUsed = num("budget_tokens"), num("tokens_used")
+	o.StartedAt, o.TrustLevel, o.Sentinel = str("started_at"), str("trust_level"), str("completion_sentinel")
+	o.StopReason, o.StoppedAt, o.HookEvent = str("stop_reason"), str("stopped_at"), str("hook_event")
+	if o.HookEvent == "" {
+		o.HookEvent = "Stop"
+	}
+	if o.Sentinel == "" {
+		o.Sentinel = DefaultSentinel
+	}
+	if t, err := time.Parse(time.RFC3339Nano, o.StartedAt); err == nil {
+		o.Started = t
+	}
+	return o, errors.Join(errs...)
+}
+
+// Deadline is when the time limit runs out (zero without a limit or a valid
+// start).
+func (o LoopInfo) Deadline() time.Time {
+	if o.TimeLimitMinutes <= 0 || o.Started.IsZero() {
+		return time.Time{}
+	}
+	return o.Started.Add(time.Duration(o.TimeLimitMinutes) * time.Minute)
+}

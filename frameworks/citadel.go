@@ -1,0 +1,299 @@
+package frameworks
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orbit-loop/orbit/citadel"
+	"github.com/orbit-loop/orbit/loop"
+)
+
+// scanCitadel reads .planning/loops/*.json and .planning/daemon.json.
+func scanCitadel(root string, s *loop.Scan) {
+	dir := filepath.Join(root, citadel.LoopsDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		problem(s, root, dir, err)
+	}
+	var paths []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	readEach(s, root, paths, func(path string, o object) (loop.View, error) { return citadelView(root, path, o) })
+	path := filepath.Join(root, citadel.DaemonFile)
+	o, _, err := readObject(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		problem(s, root, path, err)
+	default:
+		s.Loops = append(s.Loops, daemonView(root, path, o))
+	}
+}
+
+// citadelView maps a contract record. A status outside the vocabulary is
+// returned as an error naming the file (the loop is still listed, as
+// unknown).
+func citadelView(root, path string, o object) (loop.View, error) {
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	v := loop.View{Framework: loop.Citadel, Path: loop.Rel(root, path)}
+	v.AddFile(root, path)
+	identify(&v, o, "id", name, false)
+	v.Type = o.text("type")
+	v.Title = cmp.Or(o.text("title"), v.ID)
+	v.NativeStatus = o.text("status")
+	var perr error
+	norm := strings.ToLower(strings.TrimSpace(v.NativeStatus))
+	switch {
+	case norm == "" && o.kind("status") == "absent":
+		v.Status = "planned"
+		v.Warnf("no status: read as planned, as Citadel does")
+	case loop.IsStatus(norm):
+		v.Status = norm
+	default:
+		v.Status = loop.Unknown
+		perr = fmt.Errorf("%s: status %q is not a loop status (allowed: %s)", loop.Rel(root, path), v.NativeStatus, strings.Join(loop.Statuses(), ", "))
+		v.Warnf("status %q is not a loop status", v.NativeStatus)
+	}
+	if ver, note := o.int("version"); note != "" {
+		v.Note(note)
+	} else if ver != nil && *ver != citadel.ContractVersion {
+		v.Warnf("contract version %d (orbit knows version %d)", *ver, citadel.ContractVersion)
+	}
+	budget, retry := o.obj("budget"), o.obj("retry")
+	var note string
+	if budget != nil {
+		v.MaxIterations, note = budget.int("maxAttempts")
+		v.Note(note)
+		if spend, ok, _ := budget.num("maxSpend"); ok {
+			v.BudgetLimit = new(spend)
+		}
+	}
+	if v.MaxIterations == nil && retry != nil {
+		v.MaxIterations, _ = retry.int("maxAttempts")
+	}
+	v.UpdatedAt = cmp.Or(o.text("updatedAt"), o.text("createdAt"))
+	v.CheckTime("updatedAt", o.text("updatedAt"))
+	v.CheckTime("createdAt", o.text("createdAt"))
+	runs := o.list("runs")
+	var attempts int64
+	for i, r := range runs {
+		ro, ok := asObject(r)
+		if !ok {
+			v.Warnf("runs[%d] is not an object", i)
+			continue
+		}
+		rv := loop.RunView{Attempt: ro.text("attempt"), Status: ro.text("status"), Summary: ro.text("summary"),
+			Command: ro.text("command"), Verifier: ro.text("verifier"), ExitCode: ro.text("exitCode"),
+			StartedAt: ro.text("startedAt"), CompletedAt: ro.text("completedAt")}
+		if ev := ro.list("evidence"); len(ev) > 0 {
+			rv.Evidence = evidenceText(ev)
+		}
+		if a, _ := ro.int("attempt"); a != nil && *a > attempts {
+			attempts = *a
+		}
+		if st := strings.ToLower(rv.Status); st != "" && !loop.IsStatus(st) {
+			v.Warnf("runs[%d].status %q is not a loop status", i, rv.Status)
+		}
+		v.Runs = append(v.Runs, rv)
+	}
+	if len(runs) > 0 || v.MaxIterations != nil {
+		v.Iteration = new(attempts)
+	}
+	if v.Iteration != nil && v.MaxIterations != nil && *v.Iteration > *v.MaxIterations {
+		v.Warnf("attempt %d is past the cap of %d", *v.Iteration, *v.MaxIterations)
+	}
+	trigger, verifier := o.obj("trigger"), o.obj("verifier")
+	v.AddDetail("type", v.Type)
+	v.AddDetail("template", o.text("template"))
+	if trigger != nil {
+		t := trigger.text("kind")
+		if c := trigger.text("cadence"); c != "" {
+			t += " (" + c + ")"
+		}
+		v.AddDetail("trigger", t)
+		v.AddDetail("command", trigger.text("command"))
+	}
+	if verifier != nil {
+		v.AddDetail("verifier", cmp.Or(verifier.text("command"), verifier.text("profile")))
+	}
+	if l := o.list("stopConditions"); l != nil {
+		var conds []string
+		for _, c := range l {
+			var s string
+			if json.Unmarshal(c, &s) == nil {
+				conds = append(conds, s)
+				if !loop.IsStopReason(s) {
+					v.Warnf("stop condition %q is not in the shared stop vocabulary", s)
+				}
+			}
+		}
+		v.AddDetail("stop conditions", strings.Join(conds, ", "))
+	}
+	v.AddDetail("state path", o.text("statePath"))
+	if a := o.text("reviewArtifact"); a != "" {
+		v.AddDetail("review artifact", a)
+		if p := filepath.Join(root, filepath.FromSlash(a)); exists(p) {
+			v.AddFile(root, p)
+		}
+	}
+	v.AddDetail("stopped at", o.text("stoppedAt"))
+	v.AddDetail("stop reason", o.text("stopReason"))
+	if o.text("stoppedAt") != "" && !loop.IsStopped(v.Status) && v.Status != loop.Unknown {
+		v.Warnf("stoppedAt is set (%s) but the status is %s", o.text("stoppedAt"), v.Status)
+	}
+	if v.Status != loop.Unknown {
+		v.Controls = citadelControls(v.Status)
+	}
+	return v, perr
+}
+
+func citadelControls(status string) []string {
+	var c []string
+	if !loop.IsStopped(status) {
+		c = append(c, "stop")
+	}
+	switch status {
+	case "planned", "running", "waiting":
+		c = append(c, "pause")
+	case "paused", "needs-human-review":
+		c = append(c, "resume")
+	}
+	return c
+}
+
+// evidenceText is the text of a run's evidence, for show.
+func evidenceText(ev []json.RawMessage) string {
+	var parts []string
+	for _, e := range ev {
+		var s string
+		if json.Unmarshal(e, &s) == nil {
+			parts = append(parts, s)
+			continue
+		}
+		if eo, ok := asObject(e); ok {
+			if t := eo.text("text"); t != "" {
+				parts = append(parts, t)
+				continue
+			}
+		}
+		parts = append(parts, compact(e))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// daemonView maps Citadel's legacy daemon state, as Citadel's loops.js list
+// does: id daemon-{campaignSlug}.
+func daemonView(root, path string, o object) loop.View {
+	v := loop.View{Framework: loop.Citadel, Type: "daemon", Path: loop.Rel(root, path)}
+	v.AddFile(root, path)
+	slug := cmp.Or(o.text("campaignSlug"), "active")
+	v.ID = "daemon-" + slug
+	v.Title = "Daemon: " + cmp.Or(o.text("campaignSlug"), "active campaign")
+	v.NativeStatus = o.text("status")
+	switch norm := strings.ToLower(v.NativeStatus); {
+	case loop.IsStatus(norm):
+		v.Status = norm
+	case norm == "completed":
+		v.Status = "done"
+	default:
+		v.Status = loop.Unknown
+		v.Warnf("daemon status %q is not a loop status", v.NativeStatus)
+	}
+	var note string
+	v.Iteration, note = o.int("sessionCount")
+	v.Note(note)
+	if spend, ok, note := o.num("estimatedSpend"); ok {
+		v.BudgetUsed = new(spend)
+	} else {
+		v.Note(note)
+	}
+	if b, ok, note := o.num("budget"); ok {
+		v.BudgetLimit = new(b)
+	} else {
+		v.Note(note)
+	}
+	if v.BudgetUsed != nil && v.BudgetLimit != nil && *v.BudgetLimit > 0 && *v.BudgetUsed >= *v.BudgetLimit && v.Status == "running" {
+		v.Warnf("spend %v has reached the budget %v but the daemon is running", *v.BudgetUsed, *v.BudgetLimit)
+	}
+	for _, k := range []string{"startedAt", "lastTickAt", "stoppedAt"} {
+		v.CheckTime(k, o.text(k))
+	}
+	v.UpdatedAt = cmp.Or(o.text("lastTickAt"), o.text("stoppedAt"), o.text("startedAt"))
+	v.AddDetail("interval", o.text("interval"))
+	v.AddDetail("cooldown", o.text("cooldown"))
+	v.AddDetail("cost per session", o.text("costPerSession"))
+	v.AddDetail("last tick", o.text("lastTickStatus"))
+	v.AddDetail("log entries", fmt.Sprint(len(o.list("log"))))
+	v.AddDetail("stopped at", o.text("stoppedAt"))
+	v.AddDetail("stop reason", o.text("stopReason"))
+	if !loop.IsStopped(v.Status) && v.Status != loop.Unknown {
+		v.Controls = []string{"stop"}
+	}
+	return v
+}
+
+// stopCitadel stops a record or the daemon in Citadel's format: status,
+// stoppedAt, stopReason, updatedAt (records only), as Citadel's stopLoop.
+func stopCitadel(ctx context.Context, path, status, reason string, now time.Time, daemon bool) (from string, err error) {
+	err = loop.Edit(ctx, path, func(st *loop.State) error {
+		if daemon {
+			from, _, _ = st.String("status")
+		} else if from, err = citadel.RecordStatus(st); err != nil {
+			return err
+		}
+		if loop.IsStopped(strings.ToLower(from)) {
+			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, from, ErrAlreadyStopped)
+		}
+		ts := loop.ISOTime(now)
+		for _, kv := range []struct {
+			k string
+			v any
+		}{{"status", status}, {"stoppedAt", ts}, {"stopReason", cmp.Or(reason, status)}} {
+			if err := st.Set(kv.k, kv.v); err != nil {
+				return err
+			}
+		}
+		if !daemon {
+			return st.Set("updatedAt", ts)
+		}
+		return nil
+	})
+	return from, err
+}
+
+// setCitadelStatus pauses or resumes a record: status and updatedAt.
+func setCitadelStatus(ctx context.Context, path, status string, allowed []string, now time.Time) (from string, err error) {
+	err = loop.Edit(ctx, path, func(st *loop.State) error {
+		if from, err = citadel.RecordStatus(st); err != nil {
+			return err
+		}
+		if !slices.Contains(allowed, from) {
+			return wrongState("%s is %s: only a loop that is %s can be %s", st.Path, from, strings.Join(allowed, " or "), verbed(status))
+		}
+		if err := st.Set("status", status); err != nil {
+			return err
+		}
+		return st.Set("updatedAt", loop.ISOTime(now))
+	})
+	return from, err
+}
+
+func verbed(status string) string {
+	if status == "paused" {
+		return "paused"
+	}
+	return "resumed"
+}

@@ -1,0 +1,82 @@
+package orbitloop
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/loop"
+)
+
+// StartOptions are the limits of a new loop.
+type StartOptions struct {
+	MaxIterations int64
+	TimeLimit     time.Duration
+	BudgetTokens  int64
+	Sentinel      string
+	// HookEvent is Stop (default) or SubagentStop.
+	HookEvent string
+}
+
+// MarkStarted writes an active loop into st (a new State when st is nil): the
+// seed's fields in the seed's order, iteration 1 (this run is the first),
+// the counters and trust level given, orbit's limits, and how many
+// decisions the journal held (so the first Stop knows whether the iteration
+// recorded any). Fields already in st that orbit does not own are kept.
+func MarkStarted(st *loop.State, path string, opts StartOptions, correct, incorrect int, level string, decisions int64, now time.Time) (*loop.State, error) {
+	if st == nil {
+		st = &loop.State{Path: path}
+	}
+	sentinel := opts.Sentinel
+	if sentinel == "" {
+		sentinel = ceo.DefaultSentinel
+	}
+	event := opts.HookEvent
+	if event == "" {
+		event = "Stop"
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{"active", true},
+		{"iteration", 1},
+		{"max_iterations", opts.MaxIterations},
+		{"time_limit_minutes", int64(opts.TimeLimit / time.Minute)},
+		{"started_at", now.UTC().Format(time.RFC3339)},
+		{"trust_level", level},
+		{"depth_escalation_counter", 0},
+		{"correct_decisions", correct},
+		{"incorrect_decisions", incorrect},
+		{"completion_sentinel", sentinel},
+		{"budget_tokens", opts.BudgetTokens},
+		{"tokens_used", 0},
+		{"last_stop_decisions", decisions},
+		{"hook_event", event},
+	} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range []string{"stop_reason", "stopped_at", "last_stop_session", "last_stop_digest", "last_stop_at", "transcript_path", "transcript_offset", "last_message_id"} {
+		st.Delete(k)
+	}
+	return st, nil
+}
+
+// MarkStopped marks the loop inactive in st with a reason from the shared
+// stop vocabulary (seed 001).
+func MarkStopped(st *loop.State, reason string, now time.Time) error {
+	if !loop.IsStopReason(reason) {
+		return fmt.Errorf("stop reason %q is not allowed (allowed: %v)", reason, loop.StopReasons())
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"active", false}, {"stop_reason", reason}, {"stopped_at", now.UTC().Format(time.RFC3339)}} {
+		if err := st.Set(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
