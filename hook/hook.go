@@ -29,6 +29,9 @@ type Input struct {
 	HookEventName        string `json:"hook_event_name"`
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// Source is what started a session, on SessionStart: startup, resume,
+	// clear or compact.
+	Source string `json:"source"`
 }
 
 // ParseInput reads a hook's stdin. Empty input is allowed (a hook run by
@@ -59,11 +62,22 @@ func ParseInput(data []byte) (Input, error) {
 
 // Output is a hook's JSON answer. With Decision "block", Claude Code goes on
 // with Reason as the next prompt; without, the session may end, and
-// SystemMessage is shown to the person watching.
+// SystemMessage is shown to the person watching. On SessionStart,
+// Specific carries the context to add.
 type Output struct {
 	Decision      string `json:"decision,omitempty"`
 	Reason        string `json:"reason,omitempty"`
 	SystemMessage string `json:"systemMessage,omitempty"`
+	// Specific is the answer particular to an event (SessionStart's
+	// additional context).
+	Specific *SpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// SpecificOutput is hookSpecificOutput: on SessionStart, text Claude Code
+// adds to the session's context.
+type SpecificOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 // Bytes is what the hook prints: nothing when there is nothing to say (exit

@@ -25,15 +25,23 @@ type section struct {
 
 const progressLines = 30
 
-// refeed builds the sections of the prompt that starts the next iteration:
-// what the loop must see, most important first (gotchas 5 to 7).
-func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Headline, sinceNS int64, now time.Time) ([]section, error) {
+// Leads of the prompt's first line: the Stop hook starts an iteration,
+// orbit prime restores one under way.
+const (
+	leadNext     = "Run the next CEO-LOOP iteration: OBSERVE → REASON → BUILD → INSPECT → TURN."
+	leadContinue = "Continue this CEO-LOOP iteration (OBSERVE → REASON → BUILD → INSPECT → TURN) where it stands."
+)
+
+// refeed builds the sections of the prompt that starts the next iteration
+// (or, from orbit prime, restores the current one): what the loop must
+// see, most important first (gotchas 5 to 7), and how to record (g).
+func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Headline, sinceNS int64, now time.Time, g Guide, lead string) ([]section, error) {
 	var secs []section
 	of := "no iteration cap"
 	if o.MaxIterations > 0 {
 		of = fmt.Sprintf("of %d", o.MaxIterations)
 	}
-	head := []string{fmt.Sprintf("ORBIT loop — iteration %d %s. Run the next CEO-LOOP iteration: OBSERVE → REASON → BUILD → INSPECT → TURN.", o.Iteration, of)}
+	head := []string{fmt.Sprintf("ORBIT loop — iteration %d %s. %s", o.Iteration, of, lead)}
 	if d := o.Deadline(); !d.IsZero() {
 		head = append(head, fmt.Sprintf("Time: %d of %d minutes used.", int(now.Sub(o.Started).Minutes()), o.TimeLimitMinutes))
 	}
@@ -61,7 +69,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 				depth = d
 			}
 		}
-		qs.lines = []string{fmt.Sprintf("Queue: %d pending; next depth target: %s. Decide with `orbit decide --queue` (trivial items in one batch, names the deep focus), then `orbit decide --request ID --decision ... --reason ...`.", len(q.Requests), depth)}
+		qs.lines = []string{fmt.Sprintf("Queue: %d pending; next depth target: %s. %s", len(q.Requests), depth, g.queueHow())}
 		for i, r := range q.Requests {
 			if i == 3 {
 				break
@@ -75,6 +83,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 	acc := trust.NewWindow(h.Correct, h.Incorrect)
 	secs = append(secs, section{priority: 8, lines: []string{fmt.Sprintf("Accuracy: %s | last 20: %s | last 10: %s | trust level: %s",
 		win(acc), win(h.Last20), win(h.Last10), h.Level)}, keep: 1})
+	secs = append(secs, g.section())
 
 	events, err := ix.Store.EventsSince(ctx, sinceNS, 50)
 	if err != nil {
@@ -82,7 +91,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 	}
 	rs := section{priority: 7}
 	if len(events) == 0 {
-		rs.lines = []string{"Retrograde results since the last iteration: none recorded. Verify earlier decisions with `orbit retro ID CORRECT|INCORRECT --evidence ...`."}
+		rs.lines = []string{"Retrograde results since the last iteration: none recorded. Verify earlier decisions with " + g.retroHow() + "."}
 	} else {
 		rs.lines = []string{fmt.Sprintf("Retrograde results since the last iteration (%d):", len(events))}
 		for _, e := range events {
@@ -108,7 +117,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 		if stale.AtLeast {
 			total += "+"
 		}
-		ss := section{priority: 5, lines: []string{fmt.Sprintf("Stale (still PENDING more than %d iterations on): %s; verify them with `orbit retro` (`orbit stale` lists all):", ceo.DefaultStaleIterations, total)}, keep: 1}
+		ss := section{priority: 5, lines: []string{fmt.Sprintf("Stale (still PENDING more than %d iterations on): %s; verify them with %s (%s lists all):", ceo.DefaultStaleIterations, total, g.command(ToolRetro), g.command(ToolStale))}, keep: 1}
 		for _, d := range stale.Decisions {
 			ss.lines = append(ss.lines, cut(fmt.Sprintf("  %s (iter %d): %s", d.ID, d.Iteration, oneLine(d.Input)), 200))
 		}

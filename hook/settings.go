@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/orbit-loop/orbit/loop"
@@ -15,7 +14,7 @@ import (
 const SettingsFile = ".claude/settings.json"
 
 // Events are the hook events orbit registers, with their subcommands.
-var Events = []struct{ Event, Sub string }{{"Stop", "stop"}, {"SubagentStop", "subagent-stop"}}
+var Events = []struct{ Event, Sub string }{{"Stop", "stop"}, {"SubagentStop", "subagent-stop"}, {"SessionStart", "session-start"}}
 
 // Timeout is the seconds Claude Code gives orbit's hooks.
 const Timeout = 30
@@ -31,7 +30,8 @@ type matcherGroup struct {
 	Hooks   []hookEntry `json:"hooks"`
 }
 
-// Install merges orbit's Stop and SubagentStop hooks (bin hook stop, …)
+// Install merges orbit's Stop, SubagentStop and SessionStart hooks (bin
+// hook stop, …)
 // into the settings file's bytes, keeping every other setting and hook as it
 // is. It returns the new bytes (equal to the old when orbit's hooks are
 // already there), what it changed, and warnings about other blocking Stop
@@ -102,8 +102,7 @@ func IsOrbitHook(command, sub string) bool {
 	if len(f) < 3 || f[len(f)-2] != "hook" || f[len(f)-1] != sub {
 		return false
 	}
-	base := filepath.Base(f[0])
-	return base == "orbit" || strings.HasPrefix(base, "orbit-") || strings.HasPrefix(base, "orbit_") || strings.HasPrefix(base, "orbit.")
+	return isOrbitBinary(f[0])
 }
 
 func cutJSON(raw []byte) string {

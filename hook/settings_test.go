@@ -36,6 +36,17 @@ const orbitOnly = `{
           }
         ]
       }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "orbit hook session-start",
+            "timeout": 30
+          }
+        ]
+      }
     ]
   }
 }
@@ -65,7 +76,7 @@ const busySettings = `{
 
 func TestInstall(t *testing.T) {
 	t.Parallel()
-	added := []string{"added hooks.Stop: orbit hook stop (timeout 30s)", "added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)"}
+	added := []string{"added hooks.Stop: orbit hook stop (timeout 30s)", "added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)", "added hooks.SessionStart: orbit hook session-start (timeout 30s)"}
 	race := `hooks.Stop also runs "bash hooks/scripts/ceo-loop-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)`
 	tests := []struct {
 		name         string
@@ -87,7 +98,7 @@ func TestInstall(t *testing.T) {
 		},
 		{
 			name:         "registered from another path",
-			old:          `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/orbit hook stop"}]}],"SubagentStop":[{"hooks":[{"type":"command","command":"orbit hook subagent-stop"}]}]}}`,
+			old:          `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/orbit hook stop"}]}],"SubagentStop":[{"hooks":[{"type":"command","command":"orbit hook subagent-stop"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"orbit hook session-start"}]}]}}`,
 			same:         true,
 			wantWarnings: []string{`hooks.Stop already runs "/usr/local/bin/orbit hook stop" (not "orbit hook stop"); left as it is`},
 		},

@@ -63,29 +63,17 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		logf("error=%q", err.Error())
 		return r
 	}
-	cwd := in.CWD
-	if cwd == "" {
-		wd, err := env.Getwd()
-		if err != nil {
-			return fail(fmt.Errorf("no cwd in the hook input and none of its own: %w", err))
-		}
-		cwd = wd
-	}
-	root, err := project.Find(cwd)
-	if err != nil {
-		// No project: no loop to drive. Nothing to log in.
-		return r
-	}
-	p, err := project.New(root, "")
+	p, found, err := locate(env, in)
+	r.Project = p.Root
 	if err != nil {
 		return fail(err)
 	}
-	r.Project = p.Root
-	statePath := p.Path(project.StateFile)
-	if _, err := os.Stat(statePath); errors.Is(err, os.ErrNotExist) {
-		// No loop was ever started here: nothing to do, nothing to log.
+	if !found {
+		// No project, or no loop was ever started in it: nothing to do,
+		// nothing to log.
 		return r
 	}
+	statePath := p.Path(project.StateFile)
 	unlock, err := flock.Path(ctx, statePath+".lock")
 	if err != nil {
 		return fail(err)
@@ -165,10 +153,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	}
 
 	// The iteration that just ended began at the last stop (or the start).
-	since := o.Started
-	if t, err := time.Parse(time.RFC3339Nano, str(st, "last_stop_at")); err == nil {
-		since = t
-	}
+	sinceNS := iterationStart(o, st)
 	before, _, err := st.Int("last_stop_decisions")
 	if err != nil {
 		return fail(err)
@@ -221,11 +206,11 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		return fail(err)
 	}
 	o.Iteration = next
-	sinceNS := int64(0)
-	if !since.IsZero() {
-		sinceNS = since.Truncate(time.Second).UnixNano()
+	g, err := ReadGuide(ctx, ix, next, h.Level, now)
+	if err != nil {
+		return fail(err)
 	}
-	secs, err := refeed(ctx, ix, o, h, sinceNS, now)
+	secs, err := refeed(ctx, ix, o, h, sinceNS, now, g, leadNext)
 	if err != nil {
 		return fail(err)
 	}
@@ -237,6 +222,45 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	logf("action=block iteration=%d same_turn=%t reason_chars=%d", next, sameTurn, len([]rune(out.Reason)))
 	r.Output = out
 	return r
+}
+
+// locate finds the project of a hook's input (its cwd, else the hook's own
+// working directory) and whether an ORBIT loop was ever started there.
+// Without a project, p is zero.
+func locate(env Env, in Input) (p project.Project, found bool, err error) {
+	cwd := in.CWD
+	if cwd == "" {
+		wd, err := env.Getwd()
+		if err != nil {
+			return p, false, fmt.Errorf("no cwd in the hook input and none of its own: %w", err)
+		}
+		cwd = wd
+	}
+	root, err := project.Find(cwd)
+	if err != nil {
+		return p, false, nil
+	}
+	if p, err = project.New(root, ""); err != nil {
+		return p, false, err
+	}
+	if _, err := os.Stat(p.Path(project.StateFile)); errors.Is(err, os.ErrNotExist) {
+		return p, false, nil
+	}
+	return p, true, nil
+}
+
+// iterationStart is when the current iteration began, in Unix
+// nanoseconds truncated to the second: the last stop, else the loop's
+// start (0 when neither is known).
+func iterationStart(o ceo.LoopInfo, st *loop.State) int64 {
+	since := o.Started
+	if t, err := time.Parse(time.RFC3339Nano, str(st, "last_stop_at")); err == nil {
+		since = t
+	}
+	if since.IsZero() {
+		return 0
+	}
+	return since.Truncate(time.Second).UnixNano()
 }
 
 func orUnknown(s string) string {

@@ -84,6 +84,13 @@ func (ids *IDs) Next(ctx context.Context, iteration int64) (string, error) {
 	}
 }
 
+// NextID is the id the next decision of an iteration would get now: a
+// hint for an agent that appends its own line (without the journal's
+// lock, two writers may both take it; Record's ids are the ones to trust).
+func (ix *Index) NextID(ctx context.Context, iteration int64) (string, error) {
+	return (&IDs{ix: ix, taken: map[int64]int64{}}).Next(ctx, iteration)
+}
+
 // Record appends the decisions that build returns to the journal and syncs
 // them, all under the journal's exclusive lock: build runs with the index
 // up to date, so the ids it takes from ids are free. It returns the sync's

@@ -76,6 +76,7 @@ func TestDoctorHealthy(t *testing.T) {
 		"ok\t.claude/ceo-decisions-pending.json\t4 pending requests\t",
 		"ok\t.claude/settings.json\tStop hook: " + bin + " hook stop\t",
 		"ok\t.claude/settings.json\tSubagentStop hook: " + bin + " hook subagent-stop\t",
+		"ok\t.claude/settings.json\tSessionStart hook: " + bin + " hook session-start\t",
 	}
 	got := lines(res.stdout)
 	if len(got) != len(want)+1 || !strings.HasPrefix(got[0], "ok\t.claude/ceo-loop-decisions.jsonl\t") {

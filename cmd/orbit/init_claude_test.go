@@ -36,6 +36,17 @@ const orbitHooksOnly = `{
           }
         ]
       }
+    ],
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "orbit hook session-start",
+            "timeout": 30
+          }
+        ]
+      }
     ]
   }
 }
@@ -85,7 +96,8 @@ func TestInitClaudeCreatesSettings(t *testing.T) {
 		"  created  .claude/orbit.db (schema v1, 0 decisions indexed)\n" +
 		diff.String() +
 		"  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n" +
-		"  updated  .claude/settings.json: added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)\n"
+		"  updated  .claude/settings.json: added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)\n" +
+		"  updated  .claude/settings.json: added hooks.SessionStart: orbit hook session-start (timeout 30s)\n"
 	if res.stdout != want {
 		t.Errorf("stdout =\n%s\nwant\n%s", res.stdout, want)
 	}
