@@ -58,16 +58,7 @@ func Prime(ctx context.Context, ix *journal.Index, now time.Time) (string, error
 func SessionStart(ctx context.Context, env Env, in Input) Result {
 	now := env.Now()
 	r := Result{}
-	logf := func(format string, args ...any) {
-		r.Log = fmt.Sprintf("%s SessionStart session=%s source=%s ", now.UTC().Format(time.RFC3339), orUnknown(in.SessionID), orUnknown(in.Source)) +
-			fmt.Sprintf(format, args...)
-	}
-	fail := func(err error) Result {
-		r.Err = err
-		r.Output = Output{SystemMessage: "orbit hook: " + err.Error()}
-		logf("error=%q", err.Error())
-		return r
-	}
+	logf, fail := reporter(&r, now, "SessionStart", in, "source="+orUnknown(in.Source))
 	p, found, err := locate(env, in)
 	r.Project = p.Root
 	if err != nil {

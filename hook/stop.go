@@ -53,16 +53,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	if event == "" {
 		event = "Stop"
 	}
-	logf := func(format string, args ...any) {
-		r.Log = fmt.Sprintf("%s %s session=%s stop_hook_active=%t ", now.UTC().Format(time.RFC3339), event, orUnknown(in.SessionID), in.StopHookActive) +
-			fmt.Sprintf(format, args...)
-	}
-	fail := func(err error) Result {
-		r.Err = err
-		r.Output = Output{SystemMessage: "orbit hook: " + err.Error()}
-		logf("error=%q", err.Error())
-		return r
-	}
+	logf, fail := reporter(&r, now, event, in, fmt.Sprintf("stop_hook_active=%t", in.StopHookActive))
 	p, found, err := locate(env, in)
 	r.Project = p.Root
 	if err != nil {
@@ -222,6 +213,22 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	logf("action=block iteration=%d same_turn=%t reason_chars=%d", next, sameTurn, len([]rune(out.Reason)))
 	r.Output = out
 	return r
+}
+
+// reporter returns how a hook run logs its line (logf sets r.Log, after
+// the time, the event, the session and extra) and reports a failure (fail
+// puts it in r as a systemMessage and a log line, and returns r).
+func reporter(r *Result, now time.Time, event string, in Input, extra string) (logf func(format string, args ...any), fail func(err error) Result) {
+	logf = func(format string, args ...any) {
+		r.Log = fmt.Sprintf("%s %s session=%s %s ", now.UTC().Format(time.RFC3339), event, orUnknown(in.SessionID), extra) + fmt.Sprintf(format, args...)
+	}
+	fail = func(err error) Result {
+		r.Err = err
+		r.Output = Output{SystemMessage: "orbit hook: " + err.Error()}
+		logf("error=%q", err.Error())
+		return *r
+	}
+	return logf, fail
 }
 
 // locate finds the project of a hook's input (its cwd, else the hook's own
