@@ -6,13 +6,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pressly/goose/v3"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/migrations"
@@ -298,21 +302,42 @@ func TestOpenPathWithSpecialCharacters(t *testing.T) {
 func TestStatus(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "orbit.db")
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil || len(files) != migrations.Version {
+		t.Fatalf("migrations %q, %v; want %d files", files, err, migrations.Version)
+	}
+	names := func(ms []db.MigrationStatus, applied bool) []string {
+		var out []string
+		for _, m := range ms {
+			if m.Applied == applied && (!applied || !m.AppliedAt.IsZero()) {
+				out = append(out, fmt.Sprintf("%d %s", m.Version, m.Name))
+			}
+		}
+		return out
+	}
+	var want []string
+	for i, f := range files {
+		want = append(want, fmt.Sprintf("%d %s", i+1, f))
+	}
 
 	fresh := openStore(t, path, db.Options{NoMigrate: true})
 	st, err := fresh.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st) != 1 || st[0].Version != 1 || st[0].Name != "00001_schema.sql" || st[0].Applied {
-		t.Errorf("Status() before migrating = %+v; want [00001_schema.sql pending]", st)
+	if got := names(st, false); !slices.Equal(got, want) || len(st) != len(want) {
+		t.Errorf("Status() before migrating = %+v; want %q pending", st, want)
 	}
 	applied, err := fresh.Migrate(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(applied) != 1 || applied[0].Name != "00001_schema.sql" {
-		t.Errorf("Migrate() = %+v; want [00001_schema.sql]", applied)
+	var got []string
+	for _, m := range applied {
+		got = append(got, fmt.Sprintf("%d %s", m.Version, m.Name))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Migrate() = %q; want %q", got, want)
 	}
 	again, err := fresh.Migrate(ctx)
 	if err != nil || len(again) != 0 {
@@ -322,8 +347,65 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st) != 1 || st[0].Version != 1 || st[0].Name != "00001_schema.sql" || !st[0].Applied || st[0].AppliedAt.IsZero() {
-		t.Errorf("Status() after migrating = %+v; want [00001_schema.sql applied with a time]", st)
+	if got := names(st, true); !slices.Equal(got, want) || len(st) != len(want) {
+		t.Errorf("Status() after migrating = %+v; want %q applied with a time", st, want)
+	}
+}
+
+// TestMigrateFromV1: an index of schema v1 that holds decisions keeps them
+// through v2 (journal_files is rebuilt under them), loses the unused
+// decisions_vocab, forgets the knowledge journal's events (the next sync
+// reads them again into journal_files), and then takes a file of any kind.
+func TestMigrateFromV1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "orbit.db")
+	store := openStore(t, path, db.Options{NoMigrate: true})
+	p, err := goose.NewProvider(goose.DialectSQLite3, store.DB.DB, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO journal_files (id, path, kind, synced_offset, records) VALUES (1, '.claude/ceo-loop-decisions.jsonl', 'decisions', 100, 1)`,
+		`INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, tier, depth, category, input, decision, raw)
+			VALUES ('iter-1-1', 1, 1, 1, 0, 1, 'quick_review', 'light', 'feature', 'x', 'APPROVED', '{}')`,
+		`INSERT INTO findings (file_id, line, line_end, byte_offset, length, severity, code, message) VALUES (1, 2, 2, 100, 5, 'error', 'invalid-json', 'bad')`,
+		`INSERT INTO knowledge_files (id, path, kind) VALUES (1, '.claude/orbit-knowledge.jsonl', 'journal'), (2, 'conductor/knowledge/errors.json', 'errors')`,
+		`INSERT INTO knowledge_events (file_id, line, event, path) VALUES (1, 1, 'hit', 'conductor/knowledge/errors.json')`,
+	} {
+		if _, err := store.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM decisions d JOIN journal_files f ON f.id = d.file_id WHERE f.synced_offset = 100`); n != 1 {
+		t.Errorf("decisions of the journal after the migration = %d; want 1", n)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM findings`); n != 1 {
+		t.Errorf("findings after the migration = %d; want 1", n)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM sqlite_schema WHERE name = 'decisions_vocab'`); n != 0 {
+		t.Errorf("decisions_vocab still exists")
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM knowledge_events`) + queryInt(t, store, `SELECT count(*) FROM knowledge_files WHERE kind = 'journal'`); n != 0 {
+		t.Errorf("knowledge journal rows after the migration = %d; want none (read again by the next sync)", n)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM knowledge_files`); n != 1 {
+		t.Errorf("knowledge files after the migration = %d; want errors.json kept", n)
+	}
+	if _, err := store.DB.ExecContext(ctx, `INSERT INTO journal_files (path, kind) VALUES ('.claude/orbit-knowledge.jsonl', 'knowledge')`); err != nil {
+		t.Errorf("journal_files refuses another kind: %v", err)
+	}
+	if _, err := store.DB.ExecContext(ctx, `INSERT INTO findings (file_id, line, line_end, byte_offset, length, severity, code, message) VALUES (99, 1, 1, 0, 1, 'error', 'x', 'x')`); err == nil {
+		t.Errorf("a finding of no file was accepted: the foreign key to journal_files is gone")
+	}
+	var fk []string
+	if err := store.DB.SelectContext(ctx, &fk, `SELECT "table" FROM pragma_foreign_key_check`); err != nil || len(fk) != 0 {
+		t.Errorf("foreign key check = %q, %v; want nothing", fk, err)
 	}
 }
 

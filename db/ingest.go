@@ -265,17 +265,31 @@ func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64
 	return nil
 }
 
-// ResetFile forgets everything indexed from one file, so it can be read again
-// from its first byte.
-func (tx *Tx) ResetFile(ctx context.Context, fileID int64) error {
+// ForgetFile forgets the findings about a file and resets its sync state,
+// so that it is read again from its first byte (the records indexed from
+// it are forgotten by their kind).
+func (tx *Tx) ForgetFile(ctx context.Context, fileID int64) error {
+	for _, q := range []string{
+		`DELETE FROM findings WHERE file_id = ?`,
+		`UPDATE journal_files SET size = 0, mtime_ns = 0, synced_offset = 0, synced_lines = 0, tail_hash = '', last_ts_ns = 0, torn_line = 0, torn_size = 0, records = 0, events = 0, rejected = 0, warnings = 0 WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
+			return fmt.Errorf("reset file %d: %w", fileID, err)
+		}
+	}
+	return nil
+}
+
+// ResetDecisions forgets the decisions and outcome events indexed from one
+// file, and recomputes the current outcomes and the totals from what
+// remains.
+func (tx *Tx) ResetDecisions(ctx context.Context, fileID int64) error {
 	stmts := []string{
 		// External-content FTS: delete each entry with the values it indexed.
 		`INSERT INTO decisions_fts (decisions_fts, rowid, input, reason, next_action, context)
 			SELECT 'delete', seq, input, reason, next_action, context FROM decisions WHERE file_id = ?`,
 		`DELETE FROM decisions WHERE file_id = ?`,
 		`DELETE FROM outcome_events WHERE file_id = ?`,
-		`DELETE FROM findings WHERE file_id = ?`,
-		`UPDATE journal_files SET size = 0, mtime_ns = 0, synced_offset = 0, synced_lines = 0, tail_hash = '', last_ts_ns = 0, torn_line = 0, torn_size = 0, records = 0, events = 0, rejected = 0, warnings = 0 WHERE id = ?`,
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
@@ -321,18 +335,16 @@ func (tx *Tx) RecomputeTotals(ctx context.Context) error {
 	return nil
 }
 
-// RawFrom returns the text of every record indexed from a file at or after
-// line, in file order.
-func (tx *Tx) RawFrom(ctx context.Context, fileID, line int64) ([]string, error) {
-	var raws []string
-	err := tx.SelectContext(ctx, &raws, `SELECT raw FROM (
-			SELECT line, raw FROM decisions WHERE file_id = ?1 AND line >= ?2
-			UNION ALL SELECT line, raw FROM outcome_events WHERE file_id = ?1 AND line >= ?2 AND src_rank = 1)
-		ORDER BY line`, fileID, line)
+// TextFrom returns the text of every record indexed from a file at or after
+// line, in file order; records is the kind's query of them (line, text,
+// record_id of file ?1).
+func (tx *Tx) TextFrom(ctx context.Context, records string, fileID, line int64) ([]string, error) {
+	var texts []string
+	err := tx.SelectContext(ctx, &texts, `SELECT text FROM (`+records+`) WHERE line >= ?2 ORDER BY line`, fileID, line)
 	if err != nil {
 		return nil, fmt.Errorf("read records from line %d: %w", line, err)
 	}
-	return raws, nil
+	return texts, nil
 }
 
 // IndexedLine is one non-blank line of a file as the index remembers it: a
@@ -346,11 +358,12 @@ type IndexedLine struct {
 }
 
 // EachIndexedLine calls fn for every line indexed from a file, in file
-// order, streaming (a 1M-line journal is never held in memory).
-func (s *Store) EachIndexedLine(ctx context.Context, fileID int64, fn func(IndexedLine) error) error {
+// order, streaming (a 1M-line journal is never held in memory): the records
+// the kind's query returns (line, text, record_id of file ?1), and the
+// rejected lines.
+func (s *Store) EachIndexedLine(ctx context.Context, records string, fileID int64, fn func(IndexedLine) error) error {
 	rows, err := s.DB.QueryxContext(ctx, `SELECT line, kind, text, record_id FROM (
-			SELECT line, 'record' AS kind, raw AS text, id AS record_id FROM decisions WHERE file_id = ?1
-			UNION ALL SELECT line, 'record', raw, decision_id FROM outcome_events WHERE file_id = ?1 AND src_rank = 1
+			SELECT line, 'record' AS kind, text, record_id FROM (`+records+`)
 			UNION ALL SELECT line, 'rejected', excerpt, record_id FROM findings WHERE file_id = ?1 AND severity = 'error')
 		ORDER BY line`, fileID)
 	if err != nil {

@@ -189,7 +189,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 			if classifyOurs(t, ourErr) != "syntax" || classifyOurs(t, ourOutErr) != "syntax" {
 				t.Fatalf("decoders accepted the non-object %q: %v, %v", data, ourErr, ourOutErr)
 			}
-			if _, _, bad := ParseDecision(data); bad == nil || bad.code != CodeNotObject {
+			if _, _, bad := ParseDecision(data); bad == nil || bad.Code != CodeNotObject {
 				t.Fatalf("ParseDecision(%q) = %v; want %s", data, bad, CodeNotObject)
 			}
 			return

@@ -58,7 +58,9 @@ func (e *testEnv) open() {
 		e.tb.Fatalf("db.Open(%s): %v", e.proj.DB, err)
 	}
 	e.store = store
-	e.ix = NewIndex(store, e.proj)
+	// The decision and retrograde journals only, whatever else the test
+	// binary registers (follow_kinds_test.go links every kind).
+	e.ix = NewIndex(store, e.proj).Following(defaultFiles()...)
 	e.ix.Now = func() time.Time { return fixedNow }
 }
 

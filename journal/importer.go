@@ -9,6 +9,8 @@ import (
 	"os"
 	"reflect"
 	"slices"
+
+	"github.com/orbit-loop/orbit/project"
 )
 
 // importFlushRecords bounds how many accepted records import holds before it
@@ -66,7 +68,7 @@ func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions)
 	var rep ImportReport
 	im := importer{ix: ix, opts: opts, rep: &rep, seen: map[string]seenRecord{}}
 	if !opts.DryRun {
-		app, err := OpenAppender(ix.Project.Path(ix.decisionsFile()))
+		app, err := OpenAppender(ix.Project.Path(ix.DecisionsFile()))
 		if err != nil {
 			return rep, err
 		}
@@ -85,13 +87,23 @@ func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions)
 	return rep, nil
 }
 
-func (ix *Index) decisionsFile() string {
+// DecisionsFile is the path of the decision journal the index follows.
+func (ix *Index) DecisionsFile() string {
+	if path := ix.fileOf(KindDecisions); path != "" {
+		return path
+	}
+	return project.DecisionsFile
+}
+
+// fileOf is the path of the first file of a kind the index follows ("" if
+// none).
+func (ix *Index) fileOf(kind string) string {
 	for _, f := range ix.Files {
-		if f.Kind == KindDecisions {
+		if f.Kind.Name() == kind {
 			return f.Path
 		}
 	}
-	return DefaultFiles[0].Path
+	return ""
 }
 
 type importer struct {
@@ -120,7 +132,7 @@ type seenRecord struct {
 
 func (im *importer) sync(ctx context.Context) error {
 	rep, err := im.ix.Sync(ctx, SyncOptions{})
-	im.rep.Sync = merge(im.rep.Sync, rep)
+	im.rep.Sync.Merge(rep)
 	return err
 }
 
@@ -147,7 +159,7 @@ func (im *importer) flush(ctx context.Context) error {
 		}
 		if !found {
 			if r, ok := indexed[c.id]; ok {
-				prev, found = seenRecord{text: r.Raw, where: fmt.Sprintf("%s:%d", im.ix.decisionsFile(), r.Line)}, true
+				prev, found = seenRecord{text: r.Raw, where: fmt.Sprintf("%s:%d", im.ix.DecisionsFile(), r.Line)}, true
 			}
 		}
 		if found {
@@ -199,7 +211,7 @@ func (im *importer) file(ctx context.Context, path string) error {
 	r := NewReader(f, path, 0, 0)
 	r.AcceptUnterminated = true
 	n := 0
-	err = produce(ctx, r, KindDecisions, math.MaxInt, func(p *parsed) error {
+	err = produce(ctx, r, decisionKind{}, math.MaxInt, func(p *parsed) error {
 		c := p.c
 		if n++; im.opts.Progress != nil && n%1024 == 0 {
 			im.opts.Progress(path, c.End(), fi.Size())
@@ -221,13 +233,13 @@ func (im *importer) file(ctx context.Context, path string) error {
 		for _, w := range c.Warnings {
 			im.rep.Problems = append(im.rep.Problems, w)
 		}
-		if p.bad != nil {
+		if p.d.Reject != nil {
 			fr.Rejected++
-			im.rep.Problems = append(im.rep.Problems, p.bad.at(path, c, ""))
+			im.rep.Problems = append(im.rep.Problems, locate(*p.d.Reject, path, c, ""))
 			return nil
 		}
 		c.Text = nil
-		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.dec.ID, line: compactLine(string(p.c.Text))})
+		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.d.ID, line: compactLine(string(p.c.Text))})
 		if len(im.batch) >= importFlushRecords {
 			return im.flush(ctx)
 		}

@@ -34,6 +34,9 @@ const (
 	CodeUnknownID = "unknown-decision"
 	CodeOrphan    = "retrograde-without-id"
 	CodeConflict  = "conflict"
+	CodeRewritten = "rewritten"
+	CodeGone      = "missing"
+	CodeUnsynced  = "unsynced"
 )
 
 // Problem is one thing wrong with a stretch of a file, located by line.

@@ -8,30 +8,22 @@ import (
 
 // parsed is a chunk with its record decoded.
 type parsed struct {
-	c     Chunk
-	kind  string
-	dec   Parsed
-	out   ParsedOutcome
-	warns []remark
-	bad   *remark
+	c Chunk
+	d Decoded
 }
 
-// decode parses a record chunk of file as the file's kind of record.
-func decode(c Chunk, file, kind string) parsed {
-	p := parsed{c: c, kind: kind}
+// decode reads a record chunk of file as its kind's record.
+func decode(c Chunk, file string, kind Kind) parsed {
+	p := parsed{c: c}
 	if c.Kind != Record {
 		return p
 	}
-	if kind == KindRetro {
-		p.out, p.warns, p.bad = ParseOutcome(c.Text)
-	} else {
-		p.dec, p.warns, p.bad = ParseDecision(c.Text)
-	}
+	p.d = kind.Decode(c.Text)
 	// The reader leaves a line that ends in '}' to the decoder: a write cut
 	// short just after a nested object is a torn fragment, not a bad record.
-	if p.bad != nil && cutShort(c.Text) {
+	if p.d.Reject != nil && cutShort(c.Text) {
 		p.c.Kind, p.c.Err = Bad, tornFragment(file, c.Line)
-		p.bad, p.warns = nil, nil
+		p.d = Decoded{}
 	}
 	return p
 }
@@ -44,7 +36,7 @@ const produceBatch = 256
 // goroutine, while fn consumes them in order on the caller's: on two cores,
 // JSON decoding overlaps the SQLite inserts. A Pending chunk is passed last.
 // It returns fn's first error, or the reader's.
-func produce(ctx context.Context, r *Reader, kind string, limit int, fn func(*parsed) error) error {
+func produce(ctx context.Context, r *Reader, kind Kind, limit int, fn func(*parsed) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	// Room for the decoder to run a whole import flush ahead of the inserts.
 	ch := make(chan []parsed, importFlushRecords/produceBatch+1)

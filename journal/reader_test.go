@@ -361,14 +361,14 @@ func TestReaderTornAnywhere(t *testing.T) {
 		frag := full[:k]
 		in := frag + "\n" + next + "\n"
 		var got []parsed
-		err := produce(context.Background(), NewReader(strings.NewReader(in), "j.jsonl", 0, 0), KindDecisions, 10, func(p *parsed) error {
+		err := produce(context.Background(), NewReader(strings.NewReader(in), "j.jsonl", 0, 0), decisionKind{}, 10, func(p *parsed) error {
 			got = append(got, *p)
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("produce: %v", err)
 		}
-		if len(got) != 2 || got[1].c.Kind != Record || got[1].c.Line != 2 || string(got[1].c.Text) != next || got[1].bad != nil {
+		if len(got) != 2 || got[1].c.Kind != Record || got[1].c.Line != 2 || string(got[1].c.Text) != next || got[1].d.Reject != nil {
 			swallowed = append(swallowed, "…"+frag[max(0, k-24):])
 			continue
 		}

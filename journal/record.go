@@ -72,15 +72,15 @@ type OutcomeRecord struct {
 	Evidence   string `json:"evidence,omitempty"`
 }
 
-// remark is a problem not yet located in a file.
-type remark struct {
-	sev  Severity
-	code string
-	msg  string
+// rejected is why a record is rejected, not yet located in a file: the
+// follower names the file and the line.
+func rejected(code, msg string) *Problem {
+	return &Problem{Severity: SevError, Code: code, Message: msg}
 }
 
-func (r remark) at(file string, c Chunk, id string) Problem {
-	return Problem{File: file, Line: c.Line, LineEnd: c.LineEnd, Severity: r.sev, Code: r.code, RecordID: id, Message: r.msg}
+// remark is a warning about an accepted record, not yet located.
+func remark(code, msg string) Problem {
+	return Problem{Severity: SevWarning, Code: code, Message: msg}
 }
 
 // wireDecision decodes a line with presence detection: nil means absent or
@@ -125,14 +125,14 @@ type Parsed struct {
 // ParseDecision decodes and validates one decision record. The error, if
 // any, is the reason the record is rejected; remarks are warnings about an
 // accepted record.
-func ParseDecision(text []byte) (Parsed, []remark, *remark) {
+func ParseDecision(text []byte) (Parsed, []Problem, *Problem) {
 	var w wireDecision
 	if bad := decodeObject(text, func(b []byte) error { return decodeDecision(b, &w) }); bad != nil {
 		return Parsed{}, nil, bad
 	}
-	var errs []remark
+	var errs []Problem
 	fail := func(code, format string, args ...any) {
-		errs = append(errs, remark{SevError, code, fmt.Sprintf(format, args...)})
+		errs = append(errs, *rejected(code, fmt.Sprintf(format, args...)))
 	}
 	var missing []string
 	need := func(name string, present bool) {
@@ -203,17 +203,17 @@ func ParseDecision(text []byte) (Parsed, []remark, *remark) {
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {
-			msgs[i] = e.msg
+			msgs[i] = e.Message
 		}
-		return Parsed{}, nil, &remark{SevError, errs[0].code, strings.Join(msgs, "; ")}
+		return Parsed{}, nil, rejected(errs[0].Code, strings.Join(msgs, "; "))
 	}
 
-	var warns []remark
+	var warns []Problem
 	d.TS, p.TSTime, warns = parseTS(w.TS, warns)
 	if prev := d.Retrograde.PreviousID; prev != nil && *prev != "" {
 		p.Event = true
 	} else if o := d.Retrograde.Outcome; o == OutcomeCorrect || o == OutcomeIncorrect {
-		warns = append(warns, remark{SevWarning, CodeOrphan, fmt.Sprintf("retrograde outcome %s names no previous_id; not counted", o)})
+		warns = append(warns, remark(CodeOrphan, fmt.Sprintf("retrograde outcome %s names no previous_id; not counted", o)))
 	}
 	return p, warns, nil
 }
@@ -232,7 +232,7 @@ type wireOutcome struct {
 }
 
 // ParseOutcome decodes and validates one line of the retrograde journal.
-func ParseOutcome(text []byte) (ParsedOutcome, []remark, *remark) {
+func ParseOutcome(text []byte) (ParsedOutcome, []Problem, *Problem) {
 	var w wireOutcome
 	if bad := decodeObject(text, func(b []byte) error { return decodeOutcome(b, &w) }); bad != nil {
 		return ParsedOutcome{}, nil, bad
@@ -245,29 +245,29 @@ func ParseOutcome(text []byte) (ParsedOutcome, []remark, *remark) {
 		missing = append(missing, "outcome")
 	}
 	if len(missing) > 0 {
-		return ParsedOutcome{}, nil, &remark{SevError, CodeMissing, fmt.Sprintf("missing required %s: %s", Plural(len(missing), "field", "fields"), strings.Join(missing, ", "))}
+		return ParsedOutcome{}, nil, rejected(CodeMissing, fmt.Sprintf("missing required %s: %s", Plural(len(missing), "field", "fields"), strings.Join(missing, ", ")))
 	}
 	if !slices.Contains(Outcomes, *w.Outcome) {
-		return ParsedOutcome{}, nil, &remark{SevError, CodeEnum, fmt.Sprintf("outcome %q is not allowed (allowed: %s)", *w.Outcome, strings.Join(Outcomes, ", "))}
+		return ParsedOutcome{}, nil, rejected(CodeEnum, fmt.Sprintf("outcome %q is not allowed (allowed: %s)", *w.Outcome, strings.Join(Outcomes, ", ")))
 	}
 	if msg := checkID(*w.DecisionID); msg != "" {
-		return ParsedOutcome{}, nil, &remark{SevError, CodeRange, "decision_" + msg}
+		return ParsedOutcome{}, nil, rejected(CodeRange, "decision_"+msg)
 	}
 	var p ParsedOutcome
 	p.DecisionID = *w.DecisionID
 	p.Outcome = *w.Outcome
 	p.Evidence = deref(w.Evidence)
-	var warns []remark
+	var warns []Problem
 	p.TS, p.TSTime, warns = parseTS(w.TS, nil)
 	return p, warns, nil
 }
 
 // decodeObject runs a one-pass decoder over a record's text, turning its
 // error into one readable remark.
-func decodeObject(text []byte, decode func([]byte) error) *remark {
+func decodeObject(text []byte, decode func([]byte) error) *Problem {
 	trimmed := bytes.Trim(text, " \t\r\n") // JSON's whitespace, not Unicode's
 	if len(trimmed) > 0 && trimmed[0] != '{' && json.Valid(trimmed) {
-		return &remark{SevError, CodeNotObject, fmt.Sprintf("record is a JSON %s, not an object", jsonKind(trimmed))}
+		return rejected(CodeNotObject, fmt.Sprintf("record is a JSON %s, not an object", jsonKind(trimmed)))
 	}
 	err := decode(text)
 	if err == nil {
@@ -275,9 +275,9 @@ func decodeObject(text []byte, decode func([]byte) error) *remark {
 	}
 	var te *typeError
 	if errors.As(err, &te) {
-		return &remark{SevError, CodeType, te.Error()}
+		return rejected(CodeType, te.Error())
 	}
-	return &remark{SevError, CodeJSON, "invalid JSON: " + err.Error()}
+	return rejected(CodeJSON, "invalid JSON: "+err.Error())
 }
 
 func jsonKind(b []byte) string {
@@ -296,13 +296,13 @@ func jsonKind(b []byte) string {
 }
 
 // parseTS keeps ts as written and parses it when it is RFC 3339.
-func parseTS(ts *string, warns []remark) (string, time.Time, []remark) {
+func parseTS(ts *string, warns []Problem) (string, time.Time, []Problem) {
 	if ts == nil || *ts == "" {
-		return "", time.Time{}, append(warns, remark{SevWarning, CodeTS, "no ts; the record has no time"})
+		return "", time.Time{}, append(warns, remark(CodeTS, "no ts; the record has no time"))
 	}
 	t, err := time.Parse(time.RFC3339Nano, *ts)
 	if err != nil {
-		return *ts, time.Time{}, append(warns, remark{SevWarning, CodeTS, fmt.Sprintf("ts %q is not an RFC 3339 time; kept as written", *ts)})
+		return *ts, time.Time{}, append(warns, remark(CodeTS, fmt.Sprintf("ts %q is not an RFC 3339 time; kept as written", *ts)))
 	}
 	return *ts, t, warns
 }

@@ -54,10 +54,10 @@ func flipCase(s string) string {
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
-func remarkCodes(rs []remark) string {
+func remarkCodes(rs []Problem) string {
 	var out []string
 	for _, r := range rs {
-		out = append(out, r.code)
+		out = append(out, r.Code)
 	}
 	return strings.Join(out, ",")
 }
@@ -83,7 +83,7 @@ func TestParseDecisionEnumerations(t *testing.T) {
 			t.Run(f.field+"="+v, func(t *testing.T) {
 				p, _, bad := ParseDecision(recordWith(t, f.set(v)))
 				if bad != nil {
-					t.Fatalf("ParseDecision(%s %q) rejected: %s", f.field, v, bad.msg)
+					t.Fatalf("ParseDecision(%s %q) rejected: %s", f.field, v, bad.Message)
 				}
 				if got := f.get(p); got != v {
 					t.Errorf("ParseDecision(%s %q): %s = %q; want %q", f.field, v, f.field, got, v)
@@ -96,12 +96,12 @@ func TestParseDecisionEnumerations(t *testing.T) {
 				if bad == nil {
 					t.Fatalf("ParseDecision(%s %q) accepted; want it rejected", f.field, v)
 				}
-				if bad.code != CodeEnum || bad.sev != SevError {
-					t.Errorf("ParseDecision(%s %q) code = %s %q; want error %q", f.field, v, bad.sev, bad.code, CodeEnum)
+				if bad.Code != CodeEnum || bad.Severity != SevError {
+					t.Errorf("ParseDecision(%s %q) code = %s %q; want error %q", f.field, v, bad.Severity, bad.Code, CodeEnum)
 				}
 				want := f.field + " \"" + v + "\" is not allowed (allowed: " + strings.Join(f.allowed, ", ") + ")"
-				if !strings.Contains(bad.msg, want) {
-					t.Errorf("ParseDecision(%s %q) message = %q; want it to contain %q", f.field, v, bad.msg, want)
+				if !strings.Contains(bad.Message, want) {
+					t.Errorf("ParseDecision(%s %q) message = %q; want it to contain %q", f.field, v, bad.Message, want)
 				}
 			})
 		}
@@ -168,11 +168,11 @@ func TestParseDecisionRejects(t *testing.T) {
 			if bad == nil {
 				t.Fatalf("ParseDecision(%.80s) accepted (warnings %q); want %s", tt.text, remarkCodes(warns), tt.code)
 			}
-			if bad.code != tt.code || bad.sev != SevError {
-				t.Errorf("ParseDecision(%.80s) = %s %q: %s; want error %q", tt.text, bad.sev, bad.code, bad.msg, tt.code)
+			if bad.Code != tt.code || bad.Severity != SevError {
+				t.Errorf("ParseDecision(%.80s) = %s %q: %s; want error %q", tt.text, bad.Severity, bad.Code, bad.Message, tt.code)
 			}
-			if !strings.Contains(bad.msg, tt.message) {
-				t.Errorf("ParseDecision(%.80s) message = %q; want it to contain %q", tt.text, bad.msg, tt.message)
+			if !strings.Contains(bad.Message, tt.message) {
+				t.Errorf("ParseDecision(%.80s) message = %q; want it to contain %q", tt.text, bad.Message, tt.message)
 			}
 		})
 	}
@@ -322,14 +322,14 @@ func TestParseDecisionAccepts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, warns, bad := ParseDecision(tt.text)
 			if bad != nil {
-				t.Fatalf("ParseDecision(%s) rejected: %s %s", tt.text, bad.code, bad.msg)
+				t.Fatalf("ParseDecision(%s) rejected: %s %s", tt.text, bad.Code, bad.Message)
 			}
 			if got := remarkCodes(warns); got != tt.warns {
 				t.Errorf("ParseDecision(%s) warnings = %q; want %q", tt.text, got, tt.warns)
 			}
 			for _, w := range warns {
-				if w.sev != SevWarning {
-					t.Errorf("remark %q has severity %s; want warning", w.msg, w.sev)
+				if w.Severity != SevWarning {
+					t.Errorf("remark %q has severity %s; want warning", w.Message, w.Severity)
 				}
 			}
 			if tt.check != nil {
@@ -343,7 +343,7 @@ func TestParseDecisionSeedExample(t *testing.T) {
 	b := readTestdata(t, "doc-example.ceo-loop-decisions.jsonl")
 	p, warns, bad := ParseDecision([]byte(strings.TrimSuffix(b, "\n")))
 	if bad != nil {
-		t.Fatalf("seed example rejected: %s", bad.msg)
+		t.Fatalf("seed example rejected: %s", bad.Message)
 	}
 	if p.ID != "iter-7-1" || p.Decision.Decision != "APPROVED" || *p.Confidence != 0.95 {
 		t.Errorf("seed example = %+v", p.Decision)
@@ -386,13 +386,13 @@ func TestParseOutcome(t *testing.T) {
 				if bad == nil {
 					t.Fatalf("ParseOutcome(%s) accepted; want %s", tt.text, tt.code)
 				}
-				if bad.code != tt.code || !strings.Contains(bad.msg, tt.message) {
-					t.Errorf("ParseOutcome(%s) = %q: %s; want %q containing %q", tt.text, bad.code, bad.msg, tt.code, tt.message)
+				if bad.Code != tt.code || !strings.Contains(bad.Message, tt.message) {
+					t.Errorf("ParseOutcome(%s) = %q: %s; want %q containing %q", tt.text, bad.Code, bad.Message, tt.code, tt.message)
 				}
 				return
 			}
 			if bad != nil {
-				t.Fatalf("ParseOutcome(%s) rejected: %s", tt.text, bad.msg)
+				t.Fatalf("ParseOutcome(%s) rejected: %s", tt.text, bad.Message)
 			}
 			if p.OutcomeRecord != tt.want {
 				t.Errorf("ParseOutcome(%s) = %+v; want %+v", tt.text, p.OutcomeRecord, tt.want)

@@ -755,7 +755,7 @@ func TestSyncConcurrentIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		ix := NewIndex(store, e.proj)
+		ix := NewIndex(store, e.proj).Following(defaultFiles()...)
 		go func() {
 			errs <- func() error {
 				for i := range n {

@@ -13,6 +13,7 @@ import (
 // FileCheck is what verify found for one file.
 type FileCheck struct {
 	Path string `json:"path"`
+	Kind string `json:"kind"`
 	// Records is the number of lines in the file that hold a record.
 	Records int `json:"records"`
 	// Indexed is the number of those the index holds.
@@ -48,6 +49,10 @@ func (r VerifyReport) OK() bool {
 // or last bytes shows the change (an edit followed by an append).
 func (ix *Index) Verify(ctx context.Context) (VerifyReport, error) {
 	var rep VerifyReport
+	stored, err := ix.Store.Findings(ctx)
+	if err != nil {
+		return rep, err
+	}
 	for _, spec := range ix.Files {
 		fc, probs, err := ix.verifyFile(ctx, spec)
 		if err != nil {
@@ -55,25 +60,25 @@ func (ix *Index) Verify(ctx context.Context) (VerifyReport, error) {
 		}
 		rep.Files = append(rep.Files, fc)
 		rep.Findings = append(rep.Findings, probs...)
-	}
-	stored, err := ix.Store.Findings(ctx)
-	if err != nil {
-		return rep, err
-	}
-	for _, f := range stored {
-		rep.Findings = append(rep.Findings, Problem{File: f.Path, Line: int(f.Line), LineEnd: int(f.LineEnd), Severity: Severity(f.Severity),
-			Code: f.Code, RecordID: f.RecordID, Message: f.Message})
-	}
-	orphans, err := ix.Store.OrphanEvents(ctx)
-	if err != nil {
-		return rep, err
-	}
-	for _, o := range orphans {
-		field := "decision_id"
-		if o.RecordedBy != "" {
-			field = "retrograde.previous_id"
+		for _, f := range stored {
+			if f.Path == spec.Path {
+				rep.Findings = append(rep.Findings, Problem{File: f.Path, Line: int(f.Line), LineEnd: int(f.LineEnd), Severity: Severity(f.Severity),
+					Code: f.Code, RecordID: f.RecordID, Message: f.Message})
+			}
 		}
-		rep.Findings = append(rep.Findings, orphanProblem(o.Path, int(o.Line), int(o.Line), field, o.DecisionID))
+		if c, ok := spec.Kind.(Checker); ok {
+			st, found, err := ix.Store.FileState(ctx, spec.Path)
+			if err != nil {
+				return rep, err
+			}
+			if found {
+				more, err := c.Check(ctx, ix.Store, st)
+				if err != nil {
+					return rep, err
+				}
+				rep.Findings = append(rep.Findings, more...)
+			}
+		}
 	}
 	return rep, nil
 }
@@ -85,7 +90,7 @@ type difference struct {
 }
 
 func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Problem, error) {
-	fc := FileCheck{Path: spec.Path}
+	fc := FileCheck{Path: spec.Path, Kind: spec.Kind.Name()}
 	st, found, err := ix.Store.FileState(ctx, spec.Path)
 	if err != nil {
 		return fc, nil, err
@@ -93,7 +98,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 	f, err := os.Open(ix.Project.Path(spec.Path))
 	if errors.Is(err, os.ErrNotExist) {
 		if found && st.SyncedOffset > 0 {
-			return fc, []Problem{{File: spec.Path, Line: 1, LineEnd: 1, Severity: SevError, Code: "missing",
+			return fc, []Problem{{File: spec.Path, Line: 1, LineEnd: 1, Severity: SevError, Code: CodeGone,
 				Message: "the file is gone, but the index holds what was read from it (`orbit export` recovers it)"}}, nil
 		}
 		return fc, nil, nil
@@ -107,7 +112,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 	}
 	var probs []Problem
 	r := NewReader(f, spec.Path, 0, 0)
-	diff, next, err := ix.compare(ctx, r, st, found, &fc)
+	diff, next, err := ix.compare(ctx, r, spec.Kind, st, found, &fc)
 	if err != nil {
 		return fc, nil, err
 	}
@@ -115,7 +120,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 		if err := ix.markPastChanged(ctx, st); err != nil {
 			return fc, nil, err
 		}
-		probs = append(probs, Problem{File: spec.Path, Line: diff.line, LineEnd: diff.line, Severity: SevError, Code: "rewritten",
+		probs = append(probs, Problem{File: spec.Path, Line: diff.line, LineEnd: diff.line, Severity: SevError, Code: CodeRewritten,
 			Message: "append-only promise broken: " + diff.what + " (the next sync rebuilds the index from the file and saves what it held)"})
 		return fc, probs, nil
 	}
@@ -136,7 +141,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 		}
 	}
 	if fc.Unsynced > 0 {
-		probs = append(probs, Problem{File: spec.Path, Line: int(st.SyncedLines) + 1, LineEnd: int(st.SyncedLines) + 1, Severity: SevWarning, Code: "unsynced",
+		probs = append(probs, Problem{File: spec.Path, Line: int(st.SyncedLines) + 1, LineEnd: int(st.SyncedLines) + 1, Severity: SevWarning, Code: CodeUnsynced,
 			Message: fmt.Sprintf("%d %s after the synced offset not indexed yet (the next orbit command syncs them)", fc.Unsynced, Plural(fc.Unsynced, "line", "lines"))})
 	}
 	return fc, probs, nil
@@ -146,9 +151,9 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 // up to the synced offset st.SyncedOffset, and returns the first difference.
 // Without one, next is the first chunk past the synced offset (nil at the
 // end of the file), and r is just past it.
-func (ix *Index) compare(ctx context.Context, r *Reader, st db.FileState, found bool, fc *FileCheck) (diff *difference, next *Chunk, err error) {
+func (ix *Index) compare(ctx context.Context, r *Reader, kind Kind, st db.FileState, found bool, fc *FileCheck) (diff *difference, next *Chunk, err error) {
 	if found {
-		if diff, err = ix.compareIndexed(ctx, r, st.ID, fc); err != nil || diff != nil {
+		if diff, err = ix.compareIndexed(ctx, r, kind, st.ID, fc); err != nil || diff != nil {
 			return diff, nil, err
 		}
 	}
@@ -167,10 +172,10 @@ func (ix *Index) compare(ctx context.Context, r *Reader, st db.FileState, found 
 
 // compareIndexed walks the lines the index holds of a file and the file's
 // chunks together, and returns the first difference.
-func (ix *Index) compareIndexed(ctx context.Context, r *Reader, fileID int64, fc *FileCheck) (*difference, error) {
+func (ix *Index) compareIndexed(ctx context.Context, r *Reader, kind Kind, fileID int64, fc *FileCheck) (*difference, error) {
 	var diff *difference
 	errStop := errors.New("stop")
-	err := ix.Store.EachIndexedLine(ctx, fileID, func(il db.IndexedLine) error {
+	err := ix.Store.EachIndexedLine(ctx, kind.Records(), fileID, func(il db.IndexedLine) error {
 		c, err := nextIndexed(r, int(il.Line))
 		if errors.Is(err, io.EOF) || (err == nil && c.Kind == Pending) {
 			diff = &difference{line: int(il.Line), what: fmt.Sprintf("line %d is gone (the index holds %s from it)", il.Line, describe(il))}
@@ -266,7 +271,7 @@ func (ix *Index) pastDifference(ctx context.Context, spec FileSpec) (*difference
 	}
 	defer f.Close()
 	var fc FileCheck
-	diff, _, err := ix.compare(ctx, NewReader(f, spec.Path, 0, 0), st, found, &fc)
+	diff, _, err := ix.compare(ctx, NewReader(f, spec.Path, 0, 0), spec.Kind, st, found, &fc)
 	return diff, st, err
 }
 

@@ -96,7 +96,7 @@ func (ix *Index) NextID(ctx context.Context, iteration int64) (string, error) {
 // up to date, so the ids it takes from ids are free. It returns the sync's
 // report (what the new lines became in the index).
 func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids *IDs) ([]Decision, error)) (SyncReport, error) {
-	path := ix.decisionsFile()
+	path := ix.DecisionsFile()
 	app, err := OpenAppender(ix.Project.Path(path))
 	if err != nil {
 		return SyncReport{}, err
@@ -143,12 +143,7 @@ func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids
 // RecordOutcome appends an outcome to the retrograde journal under its lock
 // and syncs it.
 func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncReport, error) {
-	path := ""
-	for _, f := range ix.Files {
-		if f.Kind == KindRetro {
-			path = f.Path
-		}
-	}
+	path := ix.fileOf(KindRetro)
 	if path == "" {
 		return SyncReport{}, fmt.Errorf("record outcome: no retrograde journal configured")
 	}
@@ -171,11 +166,6 @@ func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncRepo
 }
 
 func merge(a, b SyncReport) SyncReport {
-	a.Decisions += b.Decisions
-	a.Events += b.Events
-	a.Problems = append(a.Problems, b.Problems...)
-	a.Torn = append(a.Torn, b.Torn...)
-	a.Rewritten = append(a.Rewritten, b.Rewritten...)
-	a.Recovered = append(a.Recovered, b.Recovered...)
+	a.Merge(b)
 	return a
 }

@@ -140,7 +140,7 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 	if len(cands) == 0 {
 		return rep, nil
 	}
-	jpath := decisionsFile(jix)
+	jpath := jix.DecisionsFile()
 	var app *journal.Appender
 	if !dryRun {
 		if app, err = journal.OpenAppender(jix.Project.Path(jpath)); err != nil {
@@ -194,23 +194,8 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 		return rep, err
 	}
 	s, err := jix.Sync(ctx, journal.SyncOptions{})
-	rep.Sync.Decisions += s.Decisions
-	rep.Sync.Events += s.Events
-	rep.Sync.Problems = append(rep.Sync.Problems, s.Problems...)
-	rep.Sync.Torn = append(rep.Sync.Torn, s.Torn...)
-	rep.Sync.Rewritten = append(rep.Sync.Rewritten, s.Rewritten...)
-	rep.Sync.Recovered = append(rep.Sync.Recovered, s.Recovered...)
+	rep.Sync.Merge(s)
 	return rep, err
-}
-
-// decisionsFile returns the decision journal's path in the index's files.
-func decisionsFile(jix *journal.Index) string {
-	for _, f := range jix.Files {
-		if f.Kind == journal.KindDecisions {
-			return f.Path
-		}
-	}
-	return journal.DefaultFiles[0].Path
 }
 
 // globEscape quotes the glob metacharacters of a path.

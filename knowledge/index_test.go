@@ -634,6 +634,7 @@ func TestJournalSameLengthRewrite(t *testing.T) {
 	}
 	data := e.read(JournalFile)
 	first := bytes.IndexByte(data, '\n')
+	const tailWindow = 4096 // the bytes the follower's tail hash covers
 	if len(data)-first <= tailWindow {
 		t.Fatalf("journal of %d bytes: line 1 must lie before the tail hash's %d bytes", len(data), tailWindow)
 	}

@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -9,15 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -35,11 +33,12 @@ const (
 	PatternsFile = "patterns.md"
 )
 
-// File kinds in the index.
+// Kinds of the knowledge files in the index (knowledge_files.kind), and of
+// the knowledge journal (journal_files.kind).
 const (
 	fileErrors   = "errors"
 	filePatterns = "patterns"
-	fileJournal  = "journal"
+	fileJournal  = "knowledge"
 )
 
 // maxFileBytes bounds a knowledge file read whole.
@@ -70,8 +69,10 @@ type SyncReport struct {
 	// every sync until they change.
 	Broken []Problem `json:"broken"`
 	// Rewritten lists a knowledge journal whose past changed: its events
-	// were re-read from the start.
+	// were re-read from the start, and those the index held from the first
+	// differing line on saved to Recovered.
 	Rewritten []Problem `json:"rewritten"`
+	Recovered []string  `json:"recovered_files"`
 }
 
 // FileReport is what a sync found in one knowledge file.
@@ -105,6 +106,7 @@ func (r *SyncReport) merge(o SyncReport) {
 	r.Problems = append(r.Problems, o.Problems...)
 	r.Broken = append(r.Broken, o.Broken...)
 	r.Rewritten = append(r.Rewritten, o.Rewritten...)
+	r.Recovered = append(r.Recovered, o.Recovered...)
 }
 
 // fileState is a knowledge_files row.
@@ -172,38 +174,14 @@ func schemaHint(err error) error {
 	return err
 }
 
-// stat is what sync compares to decide whether a file changed.
-type stat struct {
-	exists   bool
-	dev, ino int64
-	size     int64
-	mtimeNS  int64
+// into records a stat in a knowledge file's state.
+func into(s journal.FileStat, st *fileState) {
+	st.Dev, st.Ino, st.Size, st.MtimeNS = s.Dev, s.Ino, s.Size, s.MtimeNS
 }
 
-func statFile(path string) (stat, error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return stat{}, nil
-	}
-	if err != nil {
-		return stat{}, fmt.Errorf("knowledge: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return stat{}, fmt.Errorf("knowledge: %s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	s := stat{exists: true, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.dev, s.ino = int64(sys.Dev), int64(sys.Ino)
-	}
-	return s, nil
-}
-
-func (s stat) same(st fileState) bool {
-	return s.dev == st.Dev && s.ino == st.Ino && s.size == st.Size && s.mtimeNS == st.MtimeNS
-}
-
-func (s stat) into(st *fileState) {
-	st.Dev, st.Ino, st.Size, st.MtimeNS = s.dev, s.ino, s.size, s.mtimeNS
+// unchanged reports whether a knowledge file is as its state recorded it.
+func unchanged(s journal.FileStat, st fileState) bool {
+	return s.Same(journal.FileStat{Exists: true, Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNS: st.MtimeNS})
 }
 
 func sha(data []byte) string {
@@ -248,8 +226,9 @@ func (k *Index) Dirs(ctx context.Context) ([]string, error) {
 	return dirs, nil
 }
 
-// Sync brings the index up to date with the knowledge journal and the
-// knowledge files: one stat for each file that has not changed.
+// Sync brings the index up to date with the knowledge journal (through the
+// journal's follower) and the knowledge files: one stat for each file that
+// has not changed.
 func (k *Index) Sync(ctx context.Context) (SyncReport, error) {
 	var rep SyncReport
 	if err := k.syncJournal(ctx, &rep); err != nil {
@@ -274,7 +253,7 @@ func (k *Index) Sync(ctx context.Context) (SyncReport, error) {
 // content hash differs from what the index holds.
 func (k *Index) syncFile(ctx context.Context, rel, kind string, rep *SyncReport) error {
 	abs := k.Abs(rel)
-	st0, err := statFile(abs)
+	st0, err := journal.Stat(abs)
 	if err != nil {
 		return err
 	}
@@ -282,13 +261,13 @@ func (k *Index) syncFile(ctx context.Context, rel, kind string, rep *SyncReport)
 	if err != nil {
 		return err
 	}
-	if found && st0.same(prev) {
+	if found && unchanged(st0, prev) {
 		if prev.Error != "" {
 			rep.Broken = append(rep.Broken, brokenProblem(rel, prev.Error))
 		}
 		return nil
 	}
-	if !found && !st0.exists {
+	if !found && !st0.Exists {
 		return nil
 	}
 	var local SyncReport
@@ -298,32 +277,32 @@ func (k *Index) syncFile(ctx context.Context, rel, kind string, rep *SyncReport)
 		if err != nil {
 			return err
 		}
-		cur, err := statFile(abs)
+		cur, err := journal.Stat(abs)
 		if err != nil {
 			return err
 		}
-		if found && cur.same(st) {
+		if found && unchanged(cur, st) {
 			return nil
 		}
 		st.Kind = kind
-		if !cur.exists {
+		if !cur.Exists {
 			if err := deleteEntries(ctx, tx, st.ID); err != nil {
 				return err
 			}
-			cur.into(&st)
+			into(cur, &st)
 			st.Hash, st.Shape, st.Entries, st.Error = "", "", 0, ""
 			local.Files = append(local.Files, FileReport{Path: rel, Kind: kind, Gone: true})
 			return saveFileState(ctx, tx, &st)
 		}
-		if cur.size > maxFileBytes {
-			return fmt.Errorf("knowledge: %s is %d bytes; at most %d are read", rel, cur.size, maxFileBytes)
+		if cur.Size > maxFileBytes {
+			return fmt.Errorf("knowledge: %s is %d bytes; at most %d are read", rel, cur.Size, maxFileBytes)
 		}
 		data, err := os.ReadFile(abs)
 		if err != nil {
 			return fmt.Errorf("knowledge: %w", err)
 		}
 		h := sha(data)
-		cur.into(&st)
+		into(cur, &st)
 		if found && h == st.Hash {
 			if st.Error != "" {
 				local.Broken = append(local.Broken, brokenProblem(rel, st.Error))
@@ -553,187 +532,69 @@ type journalLine struct {
 	After  string `json:"after,omitempty"`
 }
 
-// tailWindow is how many bytes before the synced offset the tail hash covers.
-const tailWindow = 4096
-
-// syncJournal reads the knowledge journal from its synced offset: only the
-// new bytes, after checking that the bytes before it did not change.
+// syncJournal indexes what was appended to the knowledge journal, through
+// the journal's follower.
 func (k *Index) syncJournal(ctx context.Context, rep *SyncReport) error {
-	rel := JournalFile
-	abs := k.Abs(rel)
-	st0, err := statFile(abs)
+	ix := &journal.Index{Store: k.Store, Project: k.Project, Files: []journal.FileSpec{followed}, Now: k.Now}
+	jr, err := ix.Sync(ctx, journal.SyncOptions{})
+	rep.Problems = append(append(rep.Problems, jr.Problems...), jr.Torn...)
+	rep.Rewritten = append(rep.Rewritten, jr.Rewritten...)
+	rep.Recovered = append(rep.Recovered, jr.Recovered...)
+	return err
+}
+
+// followed is the knowledge journal as the journal's follower reads it.
+var followed = journal.FileSpec{Path: JournalFile, Kind: journalKind{}}
+
+func init() { journal.Register(followed) }
+
+// journalKind reads the knowledge journal into knowledge_events; the
+// follower does the rest (offset, tail check, rewritten past, torn lines).
+type journalKind struct{}
+
+func (journalKind) Name() string { return fileJournal }
+
+func (journalKind) Decode(text []byte) journal.Decoded {
+	ev, bad := parseJournalLine(text)
+	return journal.Decoded{Record: ev, ID: ev.ID, Reject: bad}
+}
+
+func (journalKind) Begin(ctx context.Context, tx *db.Tx, st *db.FileState) (journal.Batch, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_events (file_id, line, event, path, entry_id, ts, day, before_hash, after_hash, raw)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return err
+		return nil, schemaHint(fmt.Errorf("knowledge: sync %s: %w", JournalFile, err))
 	}
-	prev, found, err := getFileState(ctx, k.Store.DB, rel)
-	if err != nil {
-		return err
+	return &journalBatch{ins: ins, fileID: st.ID}, nil
+}
+
+func (journalKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_events WHERE file_id = ?`, fileID); err != nil {
+		return fmt.Errorf("knowledge: reset %s: %w", JournalFile, err)
 	}
-	if (found && st0.same(prev)) || (!found && !st0.exists) {
-		return nil
-	}
-	var local SyncReport
-	err = k.Store.InTx(ctx, func(tx *db.Tx) error {
-		local = SyncReport{}
-		st, found, err := getFileState(ctx, tx, rel)
-		if err != nil {
-			return err
-		}
-		cur, err := statFile(abs)
-		if err != nil {
-			return err
-		}
-		if found && cur.same(st) {
-			return nil
-		}
-		st.Kind = fileJournal
-		if !found {
-			if err := saveFileState(ctx, tx, &st); err != nil {
-				return err
-			}
-		}
-		reset := func(why string) error {
-			local.Rewritten = append(local.Rewritten, Problem{File: rel, Line: 1, LineEnd: 1, Severity: SevError, Code: "rewritten",
-				Message: "append-only promise broken: " + why + "; its events are read again from the start"})
-			st.SyncedOffset, st.SyncedLines, st.TailHash = 0, 0, ""
-			_, err := tx.ExecContext(ctx, `DELETE FROM knowledge_events WHERE file_id = ?`, st.ID)
-			return err
-		}
-		if !cur.exists {
-			if st.SyncedOffset > 0 {
-				if err := reset("the file is gone"); err != nil {
-					return err
-				}
-			}
-			cur.into(&st)
-			return saveFileState(ctx, tx, &st)
-		}
-		f, err := os.Open(abs)
-		if err != nil {
-			return fmt.Errorf("knowledge: %w", err)
-		}
-		defer f.Close()
-		if st.SyncedOffset > 0 {
-			if cur.size < st.SyncedOffset {
-				err = reset(fmt.Sprintf("it shrank from at least %d to %d bytes", st.SyncedOffset, cur.size))
-			} else if h, herr := tailHash(f, st.SyncedOffset); herr != nil {
-				return herr
-			} else if h != st.TailHash {
-				err = reset("bytes already indexed have changed")
-			} else if suspectPast(cur, st) {
-				same, cerr := pastIndexed(ctx, tx, f, st)
-				if cerr != nil {
-					return cerr
-				}
-				if !same {
-					err = reset("bytes already indexed have changed")
-				}
-			}
-			if err != nil {
-				return err
-			}
-		}
-		buf := make([]byte, cur.size-st.SyncedOffset)
-		if _, err := f.ReadAt(buf, st.SyncedOffset); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("knowledge: read %s: %w", rel, err)
-		}
-		end := bytes.LastIndexByte(buf, '\n') + 1
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO knowledge_events (file_id, line, event, path, entry_id, ts, day, before_hash, after_hash)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("knowledge: sync %s: %w", rel, err)
-		}
-		defer ins.Close()
-		line, err := eachJournalLine(buf[:end], st.SyncedLines, func(line int64, ev journalLine, p *Problem) error {
-			if p != nil {
-				local.Problems = append(local.Problems, *p)
-				return nil
-			}
-			if _, err := ins.ExecContext(ctx, st.ID, line, ev.Event, ev.path(), ev.ID, ev.TS, day(ev.TS), ev.Before, ev.After); err != nil {
-				return fmt.Errorf("knowledge: sync %s:%d: %w", rel, line, err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		st.SyncedOffset += int64(end)
-		st.SyncedLines = line
-		if st.TailHash, err = tailHash(f, st.SyncedOffset); err != nil {
-			return err
-		}
-		cur.into(&st)
-		if end < len(buf) {
-			// A line still being written: read it once it is whole.
-			st.Size = -1
-		}
-		return saveFileState(ctx, tx, &st)
-	})
-	if err != nil {
-		return err
-	}
-	rep.merge(local)
 	return nil
 }
 
-// suspectPast reports whether the knowledge journal changed in a way an
-// append cannot: it was replaced (a new inode) or written without growing.
-// The tail hash covers only the last bytes, so such a file is compared
-// line by line.
-func suspectPast(cur stat, st fileState) bool {
-	if st.Size < 0 {
-		return false // the last sync left a line being written on purpose
-	}
-	return st.Ino != 0 && (cur.dev != st.Dev || cur.ino != st.Ino) || cur.size == st.Size && cur.mtimeNS != st.MtimeNS
+func (journalKind) Records() string {
+	return `SELECT line, raw AS text, entry_id AS record_id FROM knowledge_events WHERE file_id = ?1`
 }
 
-// pastIndexed reports whether the journal's lines up to the synced offset
-// still say what the index holds for them, event by event.
-func pastIndexed(ctx context.Context, tx *db.Tx, f *os.File, st fileState) (bool, error) {
-	buf := make([]byte, st.SyncedOffset)
-	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("knowledge: read %s: %w", JournalFile, err)
-	}
-	type event struct {
-		Line                                    int64
-		Event, Path, EntryID, TS, Before, After string
-	}
-	var indexed []event
-	if err := tx.SelectContext(ctx, &indexed, `SELECT line, event, path, entry_id AS entryid, ts, before_hash AS before, after_hash AS after
-		FROM knowledge_events WHERE file_id = ? ORDER BY line`, st.ID); err != nil {
-		return false, fmt.Errorf("knowledge: sync %s: %w", JournalFile, err)
-	}
-	var read []event
-	line, _ := eachJournalLine(buf, 0, func(line int64, ev journalLine, p *Problem) error {
-		if p == nil {
-			read = append(read, event{line, ev.Event, ev.path(), ev.ID, ev.TS, ev.Before, ev.After})
-		}
-		return nil
-	})
-	return line == st.SyncedLines && slices.Equal(read, indexed), nil
+// journalBatch inserts knowledge events within one transaction (the
+// statement closes with it).
+type journalBatch struct {
+	ins    *sql.Stmt
+	fileID int64
 }
 
-// eachJournalLine calls fn for each non-blank line of buf (whole lines of
-// the knowledge journal, numbered on from line) with its event or the
-// problem that keeps it out of the index, and returns the last line's
-// number.
-func eachJournalLine(buf []byte, line int64, fn func(line int64, ev journalLine, p *Problem) error) (int64, error) {
-	for _, l := range bytes.SplitAfter(buf, []byte("\n")) {
-		if len(l) == 0 {
-			continue
-		}
-		line++
-		text := bytes.TrimSpace(l)
-		if len(text) == 0 {
-			continue
-		}
-		ev, p := parseJournalLine(JournalFile, int(line), text)
-		if err := fn(line, ev, p); err != nil {
-			return line, err
-		}
+func (b *journalBatch) Apply(ctx context.Context, c journal.Chunk, d journal.Decoded) (*journal.Problem, error) {
+	ev := d.Record.(journalLine)
+	if _, err := b.ins.ExecContext(ctx, b.fileID, c.Line, ev.Event, ev.path(), ev.ID, ev.TS, day(ev.TS), ev.Before, ev.After, string(c.Text)); err != nil {
+		return nil, fmt.Errorf("knowledge: sync %s:%d: %w", JournalFile, c.Line, err)
 	}
-	return line, nil
+	return nil, nil
 }
+
+func (b *journalBatch) Done(context.Context) ([]journal.Problem, error) { return nil, nil }
 
 // path is the file or directory an event is about, as the index keeps it.
 func (ev journalLine) path() string {
@@ -743,11 +604,12 @@ func (ev journalLine) path() string {
 	return filepath.Clean(ev.File)
 }
 
-// parseJournalLine decodes and checks one knowledge journal line.
-func parseJournalLine(rel string, line int, text []byte) (journalLine, *Problem) {
+// parseJournalLine decodes and checks one knowledge journal line. The
+// problem, if any, is why it is rejected (the follower locates it).
+func parseJournalLine(text []byte) (journalLine, *Problem) {
 	var ev journalLine
 	bad := func(msg string) (journalLine, *Problem) {
-		return ev, &Problem{File: rel, Line: line, LineEnd: line, Severity: SevError, Code: "invalid-line", Message: msg + "; line kept in the file, not indexed"}
+		return ev, &Problem{Severity: SevError, Code: "invalid-line", Message: msg}
 	}
 	if err := json.Unmarshal(text, &ev); err != nil {
 		return bad("not a knowledge journal record: " + err.Error())
@@ -778,14 +640,4 @@ func day(ts string) string {
 		return ""
 	}
 	return t.UTC().Format(time.DateOnly)
-}
-
-// tailHash hashes up to tailWindow bytes before off.
-func tailHash(f *os.File, off int64) (string, error) {
-	start := max(off-tailWindow, 0)
-	buf := make([]byte, off-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("knowledge: %w", err)
-	}
-	return sha(buf), nil
 }

@@ -389,8 +389,8 @@ CREATE VIRTUAL TABLE decisions_fts USING fts5(
     tokenize = 'porter unicode61 remove_diacritics 2',
     detail = column
 );
--- Per-term document counts of the full-text index, so that precedent search
--- can query its rarest terms first and bound the rows bm25 must score.
+-- Per-term document counts of the full-text index. Never read (precedent
+-- search takes its counts from FTS5's own records): 00002 drops it.
 CREATE VIRTUAL TABLE decisions_vocab USING fts5vocab(decisions_fts, 'row');
 
 -- +goose Down

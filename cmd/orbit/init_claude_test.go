@@ -93,7 +93,7 @@ func TestInitClaudeCreatesSettings(t *testing.T) {
 	want := "orbit project in " + root + "\n" +
 		"  created  .claude/\n" +
 		"  created  .claude/ceo-loop-decisions.jsonl\n" +
-		"  created  .claude/orbit.db (schema v1, 0 decisions indexed)\n" +
+		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n" +
 		diff.String() +
 		"  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n" +
 		"  updated  .claude/settings.json: added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)\n" +

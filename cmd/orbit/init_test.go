@@ -4,8 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
+
+	"github.com/orbit-loop/orbit/migrations"
 )
+
+// schemaVersion is the index schema version init reports.
+var schemaVersion = strconv.Itoa(migrations.Version)
 
 // dirListing returns the names under dir, recursively, sorted.
 func dirListing(tb testing.TB, dir string) []string {
@@ -36,7 +42,7 @@ func TestInit(t *testing.T) {
 	want := "orbit project in " + root + "\n" +
 		"  created  .claude/\n" +
 		"  created  .claude/ceo-loop-decisions.jsonl\n" +
-		"  created  .claude/orbit.db (schema v1, 0 decisions indexed)\n"
+		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n"
 	if res.stdout != want {
 		t.Errorf("first init stdout = %q; want %q", res.stdout, want)
 	}
@@ -58,7 +64,7 @@ func TestInit(t *testing.T) {
 	want = "orbit project in " + root + "\n" +
 		"  exists   .claude/\n" +
 		"  exists   .claude/ceo-loop-decisions.jsonl\n" +
-		"  exists   .claude/orbit.db (schema v1, 0 decisions indexed)\n"
+		"  exists   .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n"
 	if res.stdout != want {
 		t.Errorf("second init stdout = %q; want %q", res.stdout, want)
 	}
@@ -79,7 +85,7 @@ func TestInitKeepsJournal(t *testing.T) {
 	want := "orbit project in " + p.root + "\n" +
 		"  exists   .claude/\n" +
 		"  exists   .claude/ceo-loop-decisions.jsonl\n" +
-		"  created  .claude/orbit.db (schema v1, 6 decisions indexed)\n"
+		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 6 decisions indexed)\n"
 	if res.stdout != want {
 		t.Errorf("init stdout = %q; want %q", res.stdout, want)
 	}

@@ -2,13 +2,28 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/orbit-loop/orbit/migrations"
 )
 
 func TestMigrateStatusAndUp(t *testing.T) {
 	p := newProject(t)
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil || len(names) != migrations.Version {
+		t.Fatalf("migrations %q, %v; want %d", names, err, migrations.Version)
+	}
+	v := migrations.Version
+	var pending, applied, appliedRE strings.Builder
+	for i, n := range names {
+		fmt.Fprintf(&pending, "%d\t%s\tpending\t\n", i+1, n)
+		fmt.Fprintf(&applied, "applied %s\n", n)
+		fmt.Fprintf(&appliedRE, `%d\t%s\tapplied\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\n`, i+1, regexp.QuoteMeta(n))
+	}
 
 	// A project whose index was never created: status creates nothing but
 	// an empty file and shows the migration pending.
@@ -16,10 +31,10 @@ func TestMigrateStatusAndUp(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("migrate status: exit %d; stderr %q", res.code, res.stderr)
 	}
-	if want := "1\t00001_schema.sql\tpending\t\n"; res.stdout != want {
+	if want := pending.String(); res.stdout != want {
 		t.Errorf("migrate status (piped) = %q; want %q", res.stdout, want)
 	}
-	if want := "index schema v0, binary schema v1\n"; res.stderr != want {
+	if want := fmt.Sprintf("index schema v0, binary schema v%d\n", v); res.stderr != want {
 		t.Errorf("migrate status stderr = %q; want %q", res.stderr, want)
 	}
 
@@ -37,8 +52,8 @@ func TestMigrateStatusAndUp(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
 		t.Fatalf("migrate status --json does not parse: %v\n%s", err, res.stdout)
 	}
-	if st.Index != 0 || st.Binary != 1 || len(st.Migrations) != 1 || st.Migrations[0].Applied || st.Migrations[0].Name != "00001_schema.sql" {
-		t.Errorf("migrate status --json = %+v; want index 0, binary 1, 00001_schema.sql pending", st)
+	if st.Index != 0 || st.Binary != int64(v) || len(st.Migrations) != v || st.Migrations[0].Applied || st.Migrations[0].Name != "00001_schema.sql" {
+		t.Errorf("migrate status --json = %+v; want index 0, binary %d, %q pending", st, v, names)
 	}
 	if strings.Contains(res.stdout, "applied_at") {
 		t.Errorf("migrate status --json shows applied_at for a pending migration:\n%s", res.stdout)
@@ -48,19 +63,19 @@ func TestMigrateStatusAndUp(t *testing.T) {
 	}
 
 	res = p.run("migrate", "up")
-	if want := "applied 00001_schema.sql\nindex schema is now v1\n"; res.code != exitOK || res.stdout != want {
+	if want := applied.String() + fmt.Sprintf("index schema is now v%d\n", v); res.code != exitOK || res.stdout != want {
 		t.Errorf("migrate up = exit %d, %q; want 0, %q (stderr %q)", res.code, res.stdout, want, res.stderr)
 	}
 	res = p.run("migrate", "up")
-	if want := "index schema is current (v1)\n"; res.code != exitOK || res.stdout != want {
+	if want := fmt.Sprintf("index schema is current (v%d)\n", v); res.code != exitOK || res.stdout != want {
 		t.Errorf("second migrate up = exit %d, %q; want 0, %q", res.code, res.stdout, want)
 	}
 
 	res = p.run("migrate", "status")
-	if !regexp.MustCompile(`^1\t00001_schema\.sql\tapplied\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\n$`).MatchString(res.stdout) {
+	if !regexp.MustCompile(`^` + appliedRE.String() + `$`).MatchString(res.stdout) {
 		t.Errorf("migrate status after up = %q; want the migration applied with its time", res.stdout)
 	}
-	if want := "index schema v1, binary schema v1\n"; res.stderr != want {
+	if want := fmt.Sprintf("index schema v%d, binary schema v%d\n", v, v); res.stderr != want {
 		t.Errorf("migrate status stderr = %q; want %q", res.stderr, want)
 	}
 
@@ -72,7 +87,7 @@ func TestMigrateStatusAndUp(t *testing.T) {
 	}
 
 	res = p.run("migrate", "status", "--json=binary_version,index_version")
-	if got := strings.Join(strings.Fields(res.stdout), ""); got != `{"binary_version":1,"index_version":1}` {
+	if got, want := strings.Join(strings.Fields(res.stdout), ""), fmt.Sprintf(`{"binary_version":%d,"index_version":%d}`, v, v); got != want {
 		t.Errorf("migrate status --json=binary_version,index_version = %q", res.stdout)
 	}
 }
@@ -83,7 +98,7 @@ func TestMigrateAfterCommands(t *testing.T) {
 	p := projectWith(t, "journal.jsonl")
 	p.mustRun("log")
 	res := p.mustRun("migrate", "up")
-	if want := "index schema is current (v1)\n"; res.stdout != want {
+	if want := fmt.Sprintf("index schema is current (v%d)\n", migrations.Version); res.stdout != want {
 		t.Errorf("migrate up after log = %q; want %q", res.stdout, want)
 	}
 }

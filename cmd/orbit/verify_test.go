@@ -6,11 +6,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orbit-loop/orbit/journal"
 )
 
-const verifyClean = ".claude/ceo-loop-decisions.jsonl: 6 records, 6 indexed, 0 rejected lines\n" +
+// verifyFixture is what verify says of the journal.jsonl fixture's project:
+// its decisions, and every other followed file empty.
+const verifyFixture = ".claude/ceo-loop-decisions.jsonl: 6 records, 6 indexed, 0 rejected lines\n" +
 	".claude/ceo-loop-retrograde.jsonl: 0 records, 0 indexed, 0 rejected lines\n" +
-	"verify: journal and index agree (0 warnings)\n"
+	".claude/orbit-knowledge.jsonl: 0 records, 0 indexed, 0 rejected lines\n"
+
+const verifyClean = verifyFixture + "verify: journal and index agree (0 warnings)\n"
 
 func TestVerifyClean(t *testing.T) {
 	p := projectWith(t, "journal.jsonl")
@@ -88,8 +94,7 @@ func TestVerifyTornLastLine(t *testing.T) {
 	if res.code != exitOK {
 		t.Errorf("verify with a torn last line: exit %d; want 0", res.code)
 	}
-	want := ".claude/ceo-loop-decisions.jsonl: 6 records, 6 indexed, 0 rejected lines\n" +
-		".claude/ceo-loop-retrograde.jsonl: 0 records, 0 indexed, 0 rejected lines\n" +
+	want := verifyFixture +
 		".claude/ceo-loop-decisions.jsonl:7: warning: last line has no newline (a write in progress, or one cut short); not indexed\n" +
 		"verify: journal and index agree (1 warning)\n"
 	if res.stdout != want || res.stderr != "" {
@@ -122,8 +127,8 @@ func TestVerifyJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
 		t.Fatalf("verify --json does not parse: %v\n%s", err, res.stdout)
 	}
-	if !got.OK || len(got.Files) != 2 || got.Findings == nil || len(got.Findings) != 0 {
-		t.Errorf("verify --json = %+v; want ok, 2 files, empty findings", got)
+	if want := len(journal.Followed()); !got.OK || len(got.Files) != want || got.Findings == nil || len(got.Findings) != 0 {
+		t.Errorf("verify --json = %+v; want ok, %d files (every followed file), empty findings", got, want)
 	}
 
 	p.write(journalRel, strings.Replace(p.read(journalRel), "iter-1-1", "iter-1-9", 1))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,11 +19,102 @@ import (
 	"github.com/orbit-loop/orbit/project"
 )
 
-// File kinds.
-const (
-	KindDecisions = "decisions"
-	KindRetro     = "retro"
-)
+// The follower reads every append-only file orbit indexes: the decision
+// and retrograde journals, and those the feature packages register (the
+// loop events journal, the knowledge journal). It owns what is the same for
+// all of them: the synced offset and the file's identity, the tail check, a
+// rewritten past found and named by its first differing line, torn lines,
+// the recovery file, the findings, and batches. A Kind plugs in only what
+// its lines mean and where the index keeps them.
+
+// Kind is one kind of append-only file: how to read one of its records and
+// where the index keeps them. Everything else is the follower's.
+type Kind interface {
+	// Name is the kind as the index stores it (journal_files.kind).
+	Name() string
+	// Decode reads one record's text. It runs on the follower's decoding
+	// goroutine while the index takes the lines before it, so it must not
+	// touch the index.
+	Decode(text []byte) Decoded
+	// Begin starts indexing records of the file st in tx (one batch). The
+	// batch may update st's Events and LastTSNS; the follower keeps the rest.
+	Begin(ctx context.Context, tx *db.Tx, st *db.FileState) (Batch, error)
+	// Reset forgets every record the index holds from a file, for it to be
+	// read again from its first byte (the file's findings and sync state
+	// are the follower's).
+	Reset(ctx context.Context, tx *db.Tx, fileID int64) error
+	// Records is the query of the records the index holds from file ?1,
+	// one row per record: its line, its text as read (text) and its id
+	// (record_id, "" when it has none). Verify compares them with the file,
+	// and a rewritten past's recovery file is made of them.
+	Records() string
+}
+
+// Decoded is one record as its Kind read it.
+type Decoded struct {
+	// Record is what the batch's Apply indexes.
+	Record any
+	// ID names the record in the findings about it ("" when it has none).
+	ID string
+	// Warnings are remarks that do not stop the record, and Reject, when
+	// set, is why the line is not indexed (it stays in the file). Neither
+	// names a file or line: the follower does.
+	Warnings []Problem
+	Reject   *Problem
+}
+
+// Batch indexes the records of one file within one transaction.
+type Batch interface {
+	// Apply indexes one record. A non-nil reject keeps it out of the index
+	// (a duplicate id): the line is then a rejected line, as if Decode had
+	// rejected it.
+	Apply(ctx context.Context, c Chunk, d Decoded) (reject *Problem, err error)
+	// Done ends the batch: statements for the whole batch, and warnings that
+	// depend on more than one line (returned, not stored: they change as
+	// the files grow).
+	Done(ctx context.Context) ([]Problem, error)
+}
+
+// Checker is a Kind whose verify has findings beyond each line's own:
+// verify asks it for them about each file of its kind.
+type Checker interface {
+	Check(ctx context.Context, store *db.Store, st db.FileState) ([]Problem, error)
+}
+
+// FileSpec names an append-only file (relative to the project root) and
+// the kind of records it holds.
+type FileSpec struct {
+	Path string
+	Kind Kind
+}
+
+var registry struct {
+	sync.Mutex
+	files []FileSpec
+}
+
+// Register adds an append-only file that every Index made by NewIndex
+// follows. The packages that own a kind call it from init: journal knows no
+// feature package. It panics on a path registered twice.
+func Register(spec FileSpec) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, f := range append(defaultFiles(), registry.files...) {
+		if f.Path == spec.Path {
+			panic(fmt.Sprintf("journal: %s registered twice", spec.Path))
+		}
+	}
+	registry.files = append(registry.files, spec)
+}
+
+// Followed returns the files NewIndex follows: the decision journal, then
+// the retrograde journal (so that outcome events find their decisions),
+// then the registered ones in the order they were registered.
+func Followed() []FileSpec {
+	registry.Lock()
+	defer registry.Unlock()
+	return append(defaultFiles(), registry.files...)
+}
 
 // tailWindow is how many bytes before the synced offset the tail hash covers.
 const tailWindow = 4096
@@ -42,39 +133,38 @@ const tornAfter = 5 * time.Second
 // holds SQLite's write lock for long nor grows memory with the file.
 const batchRecords = 20000
 
-// FileSpec names an authoritative file (relative to the project root) and
-// what it holds.
-type FileSpec struct {
-	Path string
-	Kind string
-}
-
-// DefaultFiles are the files sync reads, decisions first so that outcome
-// events find their decisions.
-var DefaultFiles = []FileSpec{
-	{Path: project.DecisionsFile, Kind: KindDecisions},
-	{Path: project.RetroFile, Kind: KindRetro},
-}
-
-// Index is a project's authoritative files and the store derived from them.
+// Index is a project's append-only files and the store derived from them.
 type Index struct {
 	Store   *db.Store
 	Project project.Project
-	Files   []FileSpec
+	// Files are the files Sync and Verify read, in order.
+	Files []FileSpec
 	// Now is the clock sync reads: to tell a last line still being written
 	// from one cut short, and for the recovery file's name.
 	Now func() time.Time
 }
 
-// NewIndex couples a project with its open store.
+// NewIndex couples a project with its open store, following every file
+// (Followed).
 func NewIndex(store *db.Store, p project.Project) *Index {
-	return &Index{Store: store, Project: p, Files: DefaultFiles, Now: time.Now}
+	return &Index{Store: store, Project: p, Files: Followed(), Now: time.Now}
+}
+
+// Following is an Index of the same project and store that reads only the
+// files given: a feature package syncs its own journal with it.
+func (ix *Index) Following(files ...FileSpec) *Index {
+	c := *ix
+	c.Files = files
+	return &c
 }
 
 // SyncReport says what a sync did.
 type SyncReport struct {
 	Decisions int // decisions added
 	Events    int // outcome events added
+	// Added counts the records added, by kind (decisions, outcome lines of
+	// the retrograde journal, loop events, knowledge events).
+	Added map[string]int
 	// Problems are the findings new in this sync: rejected lines and remarks.
 	Problems []Problem
 	// Torn lists unterminated last lines of files unwritten for tornAfter:
@@ -97,6 +187,29 @@ func (r SyncReport) Errors() int {
 	return n
 }
 
+// Merge adds what another sync did.
+func (r *SyncReport) Merge(o SyncReport) {
+	r.Decisions += o.Decisions
+	r.Events += o.Events
+	for k, n := range o.Added {
+		r.add(k, n)
+	}
+	r.Problems = append(r.Problems, o.Problems...)
+	r.Torn = append(r.Torn, o.Torn...)
+	r.Rewritten = append(r.Rewritten, o.Rewritten...)
+	r.Recovered = append(r.Recovered, o.Recovered...)
+}
+
+func (r *SyncReport) add(kind string, n int) {
+	if n == 0 {
+		return
+	}
+	if r.Added == nil {
+		r.Added = map[string]int{}
+	}
+	r.Added[kind] += n
+}
+
 // SyncOptions tune Sync.
 type SyncOptions struct {
 	// Progress, if set, is called as bytes are read: done of total for the
@@ -111,50 +224,75 @@ type SyncOptions struct {
 // reported and re-read from its start.
 func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error) {
 	var rep SyncReport
+	// One query for the state of every file: the hook path's only read
+	// when nothing changed.
+	states, err := ix.Store.Files(ctx)
+	if err != nil {
+		return rep, err
+	}
+	byPath := make(map[string]db.FileState, len(states))
+	for _, st := range states {
+		byPath[st.Path] = st
+	}
 	for _, f := range ix.Files {
-		if err := ix.syncFile(ctx, f, opts, &rep); err != nil {
+		prev, found := byPath[f.Path]
+		if err := ix.syncFile(ctx, f, prev, found, opts, &rep); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
 }
 
-// stat is what sync compares to decide whether a file changed.
-type stat struct {
-	exists   bool
-	dev, ino int64
-	size     int64
-	mtimeNS  int64
+// FileStat is what a sync compares to decide whether a file changed: the
+// file's identity (device, inode), size and modification time.
+type FileStat struct {
+	Exists   bool
+	Dev, Ino int64
+	Size     int64
+	MtimeNS  int64
 }
 
-func statFile(path string) (stat, error) {
+// Stat stats a file a sync reads: a file that is absent (or under a path
+// that is not a directory) is a FileStat that does not exist; anything but
+// a regular file is an error.
+func Stat(path string) (FileStat, error) {
 	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return stat{}, nil
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return FileStat{}, nil
 	}
 	if err != nil {
-		return stat{}, fmt.Errorf("sync %s: %w", path, err)
+		return FileStat{}, fmt.Errorf("sync %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return stat{}, fmt.Errorf("sync %s: not a regular file (%s)", path, fi.Mode().Type())
+		return FileStat{}, fmt.Errorf("sync %s: not a regular file (%s)", path, fi.Mode().Type())
 	}
-	s := stat{exists: true, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano()}
+	s := FileStat{Exists: true, Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.dev, s.ino = int64(sys.Dev), int64(sys.Ino)
+		s.Dev, s.Ino = int64(sys.Dev), int64(sys.Ino)
 	}
 	return s, nil
 }
 
+// Same reports whether two stats show the same file unchanged.
+func (s FileStat) Same(o FileStat) bool {
+	return s.Dev == o.Dev && s.Ino == o.Ino && s.Size == o.Size && s.MtimeNS == o.MtimeNS
+}
+
+// stateStat is the stat a sync state recorded.
+func stateStat(st db.FileState) FileStat {
+	return FileStat{Exists: true, Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNS: st.MtimeNS}
+}
+
 // upToDate reports whether the file is as the last sync left it (same
 // inode, size and modification time) with nothing to check in its past.
-func (s stat) upToDate(st db.FileState) bool {
-	return s.dev == st.Dev && s.ino == st.Ino && s.size == st.Size && s.mtimeNS == st.MtimeNS && st.TailHash != pastChanged
+func (s FileStat) upToDate(st db.FileState) bool {
+	return s.Same(stateStat(st)) && st.TailHash != pastChanged
 }
 
 // stale reports whether the file has gone unwritten for tornAfter by now: an
 // unterminated last line in it is a write cut short, not one in progress.
-func (s stat) stale(now time.Time) bool {
-	return now.Sub(time.Unix(0, s.mtimeNS)) >= tornAfter
+func (s FileStat) stale(now time.Time) bool {
+	return now.Sub(time.Unix(0, s.MtimeNS)) >= tornAfter
 }
 
 // errRewritten signals that a file's synced past no longer matches, or, when
@@ -170,14 +308,9 @@ type errRewritten struct {
 
 func (e *errRewritten) Error() string { return e.reason }
 
-func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, rep *SyncReport) error {
-	abs := ix.Project.Path(spec.Path)
+func (ix *Index) syncFile(ctx context.Context, spec FileSpec, prev db.FileState, found bool, opts SyncOptions, rep *SyncReport) error {
 	now := ix.Now()
-	st0, err := statFile(abs)
-	if err != nil {
-		return err
-	}
-	prev, found, err := ix.Store.FileState(ctx, spec.Path)
+	st0, err := Stat(ix.Project.Path(spec.Path))
 	if err != nil {
 		return err
 	}
@@ -187,7 +320,7 @@ func (ix *Index) syncFile(ctx context.Context, spec FileSpec, opts SyncOptions, 
 		}
 		return nil
 	}
-	if !found && !st0.exists {
+	if !found && !st0.Exists {
 		return nil
 	}
 	// intact is the sync state whose past a comparison found intact: the
@@ -235,7 +368,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		if err != nil {
 			return err
 		}
-		cur, err := statFile(abs)
+		cur, err := Stat(abs)
 		if err != nil {
 			return err
 		}
@@ -244,13 +377,13 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			return nil
 		}
 		seen := st
-		st.Kind = spec.Kind
+		st.Kind = spec.Kind.Name()
 		if !found {
 			if err := tx.SaveFileState(ctx, &st); err != nil {
 				return err
 			}
 		}
-		if !cur.exists {
+		if !cur.Exists {
 			if st.SyncedOffset > 0 {
 				return &errRewritten{reason: "the file is gone", st: seen}
 			}
@@ -268,16 +401,17 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		if _, err := f.Seek(st.SyncedOffset, io.SeekStart); err != nil {
 			return fmt.Errorf("sync %s: %w", spec.Path, err)
 		}
-		dmark, emark, err := tx.Marks(ctx)
+		batch, err := spec.Kind.Begin(ctx, tx, &st)
 		if err != nil {
 			return err
 		}
-		in := ingester{tx: tx, file: spec.Path, st: &st, rep: &local}
+		in := ingester{tx: tx, file: spec.Path, st: &st, rep: &local, batch: batch}
+		records, events := st.Records, st.Events
 		st.TornLine, st.TornSize = 0, 0
 		n := 0
 		err = produce(ctx, NewReader(f, spec.Path, st.SyncedOffset, int(st.SyncedLines)), spec.Kind, batchRecords, func(p *parsed) error {
 			if p.c.Kind == Pending {
-				st.TornLine, st.TornSize = int64(p.c.Line), cur.size-p.c.Offset
+				st.TornLine, st.TornSize = int64(p.c.Line), cur.Size-p.c.Offset
 				if cur.stale(now) {
 					local.Torn = append(local.Torn, tornProblem(spec.Path, st.TornLine))
 				}
@@ -288,7 +422,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			}
 			st.SyncedOffset, st.SyncedLines = p.c.End(), int64(p.c.LineEnd)
 			if n++; opts.Progress != nil && n%1024 == 0 {
-				opts.Progress(spec.Path, st.SyncedOffset, cur.size)
+				opts.Progress(spec.Path, st.SyncedOffset, cur.Size)
 			}
 			return nil
 		})
@@ -296,27 +430,24 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			return err
 		}
 		done = n < batchRecords
-		if err := in.orphans(ctx, emark); err != nil {
+		remarks, err := batch.Done(ctx)
+		if err != nil {
 			return err
 		}
+		local.Problems = append(local.Problems, remarks...)
 		if opts.Progress != nil {
-			opts.Progress(spec.Path, st.SyncedOffset, cur.size)
+			opts.Progress(spec.Path, st.SyncedOffset, cur.Size)
 		}
 		if st.TailHash, err = tailHash(f, st.SyncedOffset); err != nil {
 			return fmt.Errorf("sync %s: %w", spec.Path, err)
 		}
-		if local.Decisions > 0 {
-			if err := tx.IndexText(ctx, dmark); err != nil {
-				return err
-			}
-		}
-		if local.Decisions > 0 || local.Events > 0 {
-			if err := tx.RefreshOutcomes(ctx, dmark, emark); err != nil {
-				return err
-			}
+		local.add(st.Kind, int(st.Records-records))
+		local.Events = int(st.Events - events)
+		if st.Kind == KindDecisions {
+			local.Decisions = int(st.Records - records)
 		}
 		if done {
-			st.Dev, st.Ino, st.Size, st.MtimeNS = cur.dev, cur.ino, cur.size, cur.mtimeNS
+			st.Dev, st.Ino, st.Size, st.MtimeNS = cur.Dev, cur.Ino, cur.Size, cur.MtimeNS
 		} else {
 			// More to read: leave the stat unmatched so the next batch runs.
 			st.Size = -1
@@ -327,10 +458,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 	if err != nil {
 		return false, err
 	}
-	rep.Decisions += local.Decisions
-	rep.Events += local.Events
-	rep.Problems = append(rep.Problems, local.Problems...)
-	rep.Torn = append(rep.Torn, local.Torn...)
+	rep.Merge(local)
 	return done, nil
 }
 
@@ -339,12 +467,12 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 // bytes). An append always grows a file in place, so a file that changed
 // without growing, or was replaced, is suspect: the caller compares it line
 // by line, unless it found intact the past of this very state.
-func checkPast(f *os.File, cur stat, st db.FileState, intact *db.FileState) error {
+func checkPast(f *os.File, cur FileStat, st db.FileState, intact *db.FileState) error {
 	if st.SyncedOffset == 0 {
 		return nil
 	}
-	if cur.size < st.SyncedOffset {
-		return &errRewritten{reason: fmt.Sprintf("the file shrank from at least %d to %d bytes", st.SyncedOffset, cur.size), st: st}
+	if cur.Size < st.SyncedOffset {
+		return &errRewritten{reason: fmt.Sprintf("the file shrank from at least %d to %d bytes", st.SyncedOffset, cur.Size), st: st}
 	}
 	if st.TailHash != pastChanged {
 		h, err := tailHash(f, st.SyncedOffset)
@@ -364,16 +492,16 @@ func checkPast(f *os.File, cur stat, st db.FileState, intact *db.FileState) erro
 
 // suspectPast says why the bytes sync already read of a file that did not
 // shrink may have changed, or "" when nothing suggests it.
-func suspectPast(cur stat, st db.FileState) string {
+func suspectPast(cur FileStat, st db.FileState) string {
 	switch {
 	case st.TailHash == pastChanged:
 		return "bytes already indexed have changed (found by orbit verify)"
 	case st.Size < 0:
 		// The last sync left more to read and its stat unmatched on purpose.
 		return ""
-	case st.Ino != 0 && (cur.dev != st.Dev || cur.ino != st.Ino):
+	case st.Ino != 0 && (cur.Dev != st.Dev || cur.Ino != st.Ino):
 		return "the file was replaced by another (a new inode)"
-	case cur.size == st.Size && cur.mtimeNS != st.MtimeNS:
+	case cur.Size == st.Size && cur.MtimeNS != st.MtimeNS:
 		return "the file was written without growing (an append grows it)"
 	}
 	return ""
@@ -390,20 +518,14 @@ func tailHash(f *os.File, off int64) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// ingester turns parsed chunks into index rows within one transaction.
+// ingester turns parsed chunks into index rows within one transaction: the
+// findings here, the records through the kind's batch.
 type ingester struct {
-	tx   *db.Tx
-	file string
-	st   *db.FileState
-	rep  *SyncReport
-	// events are the outcome events added in this transaction, by seq, for
-	// the check that their decisions exist.
-	events map[int64]eventSource
-}
-
-type eventSource struct {
-	c     Chunk
-	field string
+	tx    *db.Tx
+	file  string
+	st    *db.FileState
+	rep   *SyncReport
+	batch Batch
 }
 
 func (in *ingester) chunk(ctx context.Context, p *parsed) error {
@@ -419,104 +541,33 @@ func (in *ingester) chunk(ctx context.Context, p *parsed) error {
 			return err
 		}
 	}
-	if p.bad != nil {
-		return in.finding(ctx, c, p.bad.at(in.file, c, ""))
+	if p.d.Reject != nil {
+		return in.finding(ctx, c, locate(*p.d.Reject, in.file, c, ""))
 	}
-	if p.kind == KindRetro {
-		return in.outcome(ctx, p)
-	}
-	return in.decision(ctx, p)
-}
-
-func (in *ingester) decision(ctx context.Context, pc *parsed) error {
-	c, p := pc.c, pc.dec
-	row := decisionRow(p, c, in.st.ID)
-	if !p.TSTime.IsZero() {
-		in.st.LastTSNS = p.TSTime.UnixNano()
-	}
-	ok, err := in.tx.InsertDecision(ctx, &row)
+	reject, err := in.batch.Apply(ctx, c, p.d)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		path, line, err := in.tx.DecisionLocation(ctx, p.ID)
-		if err != nil {
-			return err
-		}
-		return in.finding(ctx, c, Problem{File: in.file, Line: c.Line, LineEnd: c.LineEnd, Severity: SevError, Code: CodeDuplicate, RecordID: p.ID,
-			Message: fmt.Sprintf("duplicate id %q (first at %s:%d); not indexed", p.ID, path, line)})
-	}
-	in.rep.Decisions++
-	in.st.Records++
-	for _, w := range pc.warns {
-		if err := in.finding(ctx, c, w.at(in.file, c, p.ID)); err != nil {
-			return err
-		}
-	}
-	if !p.Event {
-		return nil
-	}
-	return in.event(ctx, c, *p.Retrograde.PreviousID, p.Retrograde.Outcome, p.TS, "", p.ID, "")
-}
-
-func (in *ingester) outcome(ctx context.Context, pc *parsed) error {
-	c, p := pc.c, pc.out
-	for _, w := range pc.warns {
-		if err := in.finding(ctx, c, w.at(in.file, c, p.DecisionID)); err != nil {
-			return err
-		}
-	}
-	if !p.TSTime.IsZero() {
-		in.st.LastTSNS = p.TSTime.UnixNano()
+	if reject != nil {
+		return in.finding(ctx, c, locate(*reject, in.file, c, ""))
 	}
 	in.st.Records++
-	return in.event(ctx, c, p.DecisionID, p.Outcome, p.TS, p.Evidence, "", string(c.Text))
-}
-
-// event records an outcome for decisionID at the current event time of the
-// file: the line's ts, or the last valid ts before it.
-func (in *ingester) event(ctx context.Context, c Chunk, decisionID, outcome, ts, evidence, recordedBy, raw string) error {
-	rank, field := int64(1), "decision_id"
-	if recordedBy != "" {
-		rank, field = 0, "retrograde.previous_id"
-	}
-	e := db.EventRow{DecisionID: decisionID, Outcome: outcome, AtNS: in.st.LastTSNS, SrcRank: rank, TS: ts, Evidence: evidence,
-		FileID: in.st.ID, Line: int64(c.Line), RecordedBy: recordedBy, Raw: raw}
-	if err := in.tx.InsertEvent(ctx, &e); err != nil {
-		return err
-	}
-	in.rep.Events++
-	in.st.Events++
-	if in.events == nil {
-		in.events = map[int64]eventSource{}
-	}
-	in.events[e.Seq] = eventSource{c: c, field: field}
-	return nil
-}
-
-// orphans reports the events added since mark whose decision is not in the
-// journal: one query for the whole batch. The warning is not stored, since
-// whether the decision exists changes as the files grow; verify computes it
-// from the index as it stands.
-func (in *ingester) orphans(ctx context.Context, mark int64) error {
-	if len(in.events) == 0 {
-		return nil
-	}
-	orphans, err := in.tx.OrphanEvents(ctx, mark)
-	if err != nil {
-		return err
-	}
-	for _, o := range orphans {
-		if src, ok := in.events[o.Seq]; ok {
-			in.rep.Problems = append(in.rep.Problems, orphanProblem(in.file, src.c.Line, src.c.LineEnd, src.field, o.DecisionID))
+	for _, w := range p.d.Warnings {
+		if err := in.finding(ctx, c, locate(w, in.file, c, p.d.ID)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func orphanProblem(file string, line, end int, field, id string) Problem {
-	return Problem{File: file, Line: line, LineEnd: end, Severity: SevWarning, Code: CodeUnknownID, RecordID: id,
-		Message: fmt.Sprintf("%s %q names no decision in the journal (yet); the outcome is kept", field, id)}
+// locate names the file and lines of a remark about chunk c, and the record
+// it is about when it names none.
+func locate(p Problem, file string, c Chunk, id string) Problem {
+	p.File, p.Line, p.LineEnd = file, c.Line, c.LineEnd
+	if p.RecordID == "" {
+		p.RecordID = id
+	}
+	return p
 }
 
 func (in *ingester) finding(ctx context.Context, c Chunk, p Problem) error {
@@ -543,26 +594,6 @@ func excerpt(b []byte) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-func decisionRow(p Parsed, c Chunk, fileID int64) db.DecisionRow {
-	d := p.Decision
-	row := db.DecisionRow{
-		ID: d.ID, FileID: fileID, Line: int64(c.Line), LineEnd: int64(c.LineEnd), ByteOffset: c.Offset,
-		Iteration: d.Iteration, TS: d.TS, Tier: d.Tier, Depth: d.Depth, Category: d.Category, Input: d.Input,
-		Decision: d.Decision, Reason: d.Reason, NextAction: d.NextAction, Verification: d.Verification,
-		RetroOutcome: d.Retrograde.Outcome, Requestor: d.Requestor, Context: d.Context, RequestID: d.RequestID, Raw: string(c.Text),
-	}
-	if !p.TSTime.IsZero() {
-		row.TSNS = sql.NullInt64{Int64: p.TSTime.UnixNano(), Valid: true}
-	}
-	if d.Retrograde.PreviousID != nil {
-		row.RetroPrevID = sql.NullString{String: *d.Retrograde.PreviousID, Valid: true}
-	}
-	if d.Confidence != nil {
-		row.Confidence = sql.NullFloat64{Float64: *d.Confidence, Valid: true}
-	}
-	return row
-}
-
 // recoverRewritten handles a file whose past changed: it finds the first
 // line that differs, saves what the index holds from there on (so nothing
 // acknowledged is lost even if the file lost it), and resets the file's part
@@ -587,13 +618,16 @@ func (ix *Index) recoverRewritten(ctx context.Context, spec FileSpec, rw *errRew
 			return err
 		}
 		handled = true
-		raws, err := tx.RawFrom(ctx, st.ID, int64(first.line))
+		raws, err := tx.TextFrom(ctx, spec.Kind.Records(), st.ID, int64(first.line))
 		if err != nil {
 			return err
 		}
 		// Reset before writing a file: a damaged index fails here, when no
 		// file has changed and the command may run again on a fresh index.
-		if err := tx.ResetFile(ctx, st.ID); err != nil {
+		if err := spec.Kind.Reset(ctx, tx, st.ID); err != nil {
+			return err
+		}
+		if err := tx.ForgetFile(ctx, st.ID); err != nil {
 			return err
 		}
 		saved, err = ix.saveRecovered(spec, raws)
@@ -607,7 +641,7 @@ func (ix *Index) recoverRewritten(ctx context.Context, spec FileSpec, rw *errRew
 		msg += "; the records the index held from that line on are saved in " + saved
 		rep.Recovered = append(rep.Recovered, saved)
 	}
-	rep.Rewritten = append(rep.Rewritten, Problem{File: spec.Path, Line: first.line, LineEnd: first.line, Severity: SevError, Code: "rewritten", Message: msg})
+	rep.Rewritten = append(rep.Rewritten, Problem{File: spec.Path, Line: first.line, LineEnd: first.line, Severity: SevError, Code: CodeRewritten, Message: msg})
 	return nil
 }
 
