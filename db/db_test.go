@@ -407,6 +407,20 @@ func TestMigrateFromV1(t *testing.T) {
 	if err := store.DB.SelectContext(ctx, &fk, `SELECT "table" FROM pragma_foreign_key_check`); err != nil || len(fk) != 0 {
 		t.Errorf("foreign key check = %q, %v; want nothing", fk, err)
 	}
+
+	// Down to v1: the decisions stay, the files v1 does not follow go.
+	if _, err := p.DownTo(ctx, 1); err != nil {
+		t.Fatalf("down to v1: %v", err)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM decisions`) + queryInt(t, store, `SELECT count(*) FROM sqlite_schema WHERE name = 'decisions_vocab'`); n != 2 {
+		t.Errorf("after down: decisions + decisions_vocab = %d; want 2", n)
+	}
+	if n := queryInt(t, store, `SELECT count(*) FROM journal_files WHERE kind = 'knowledge'`); n != 0 {
+		t.Errorf("after down: %d knowledge journal states; want none", n)
+	}
+	if _, err := store.DB.ExecContext(ctx, `INSERT INTO knowledge_events (file_id, line, event, path) VALUES (2, 1, 'hit', 'x')`); err != nil {
+		t.Errorf("after down, knowledge_events does not take a knowledge file: %v", err)
+	}
 }
 
 func TestRemove(t *testing.T) {

@@ -65,6 +65,11 @@ CREATE INDEX knowledge_events_hits ON knowledge_events (path, entry_id, seq) WHE
 CREATE INDEX knowledge_events_file ON knowledge_events (file_id, line);
 
 -- +goose Down
+-- journal_files stays without its CHECK (v1 writes only the kinds it
+-- allowed); the files v1 does not follow leave it, and the knowledge
+-- journal's events go back to knowledge_files, read again by v1's sync.
+DELETE FROM findings WHERE file_id IN (SELECT id FROM journal_files WHERE kind NOT IN ('decisions', 'retro'));
+DELETE FROM journal_files WHERE kind NOT IN ('decisions', 'retro');
 DROP TABLE knowledge_events;
 CREATE TABLE knowledge_events (
     seq         INTEGER PRIMARY KEY,
@@ -80,30 +85,4 @@ CREATE TABLE knowledge_events (
 );
 CREATE INDEX knowledge_events_path ON knowledge_events (event, path, seq);
 CREATE INDEX knowledge_events_hits ON knowledge_events (path, entry_id, seq) WHERE event = 'hit';
-PRAGMA defer_foreign_keys = ON;
-DELETE FROM findings WHERE file_id IN (SELECT id FROM journal_files WHERE kind NOT IN ('decisions', 'retro'));
-CREATE TABLE journal_files_v2 AS SELECT * FROM journal_files WHERE kind IN ('decisions', 'retro');
-DROP TABLE journal_files;
-CREATE TABLE journal_files (
-    id            INTEGER PRIMARY KEY,
-    path          TEXT    NOT NULL UNIQUE,
-    kind          TEXT    NOT NULL CHECK (kind IN ('decisions', 'retro')),
-    dev           INTEGER NOT NULL DEFAULT 0,
-    ino           INTEGER NOT NULL DEFAULT 0,
-    size          INTEGER NOT NULL DEFAULT 0,
-    mtime_ns      INTEGER NOT NULL DEFAULT 0,
-    synced_offset INTEGER NOT NULL DEFAULT 0,
-    synced_lines  INTEGER NOT NULL DEFAULT 0,
-    tail_hash     TEXT    NOT NULL DEFAULT '',
-    last_ts_ns    INTEGER NOT NULL DEFAULT 0,
-    torn_line     INTEGER NOT NULL DEFAULT 0,
-    torn_size     INTEGER NOT NULL DEFAULT 0,
-    records       INTEGER NOT NULL DEFAULT 0,
-    events        INTEGER NOT NULL DEFAULT 0,
-    rejected      INTEGER NOT NULL DEFAULT 0,
-    warnings      INTEGER NOT NULL DEFAULT 0,
-    synced_at     TEXT    NOT NULL DEFAULT ''
-);
-INSERT INTO journal_files SELECT * FROM journal_files_v2;
-DROP TABLE journal_files_v2;
 CREATE VIRTUAL TABLE decisions_vocab USING fts5vocab(decisions_fts, 'row');
