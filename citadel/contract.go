@@ -223,6 +223,25 @@ func strPtr(s string) *string {
 	return &s
 }
 
+// View is the record as a loop event's snapshot shows it, before any run.
+func (c Contract) View() loop.View {
+	return loop.View{Framework: loop.Citadel, ID: c.ID, Title: c.Title, Type: c.Type, Status: c.Status, NativeStatus: c.Status,
+		Path: c.StatePath, MaxIterations: new(int64(c.Budget.MaxAttempts))}
+}
+
+// WritePlan writes c, a contract planned from a template, as a new record
+// under h's project root (CreateContract) and records the plan in the loop
+// event journal. It returns the record's path.
+func WritePlan(ctx context.Context, h *loop.History, c Contract, now time.Time) (string, error) {
+	path, err := CreateContract(ctx, h.Root, c)
+	if err != nil {
+		return "", err
+	}
+	e := loop.EventFor(c.View(), loop.EventPlan, now)
+	e.Detail = "planned from template " + deref(c.Template)
+	return path, h.Append(ctx, e)
+}
+
 // RecordPath is the path of the Citadel record with id under root.
 func RecordPath(root, id string) string { return filepath.Join(root, LoopsDir, id+".json") }
 

@@ -454,8 +454,9 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 }
 
 func (s *runState) view(attempt int) loop.View {
-	return loop.View{Framework: loop.Citadel, ID: s.c.ID, Title: s.c.Title, Type: s.c.Type, Status: "running", NativeStatus: "running",
-		Path: loop.Rel(s.r.Root, s.path), Iteration: new(int64(attempt)), MaxIterations: new(int64(s.c.Budget.MaxAttempts))}
+	v := s.c.View()
+	v.Status, v.NativeStatus, v.Path, v.Iteration = "running", "running", loop.Rel(s.r.Root, s.path), new(int64(attempt))
+	return v
 }
 
 func (s *runState) record(ctx context.Context, e loop.Event) error {

@@ -187,7 +187,7 @@ func TestRunInterrupted(t *testing.T) {
 // the loop runs kills the command; the operator's stop is kept.
 func TestRunStoppedByAnotherProcess(t *testing.T) {
 	r, h, root := newRunner(t)
-	c := &frameworks.Control{Root: root, History: h, Now: r.Now}
+	c := &frameworks.Control{Index: looptest.Index(t, h), Now: r.Now}
 	done := make(chan citadel.RunResult)
 	go func() {
 		res, err := r.Run(context.Background(), citadel.RunOptions{Action: "touch started; sleep 30", Verify: "true", MaxAttempts: 3, Write: true, Poll: 20 * time.Millisecond})
@@ -263,7 +263,7 @@ func waitForRunning(tb testing.TB, root string) loop.View {
 func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 	for trial := range 6 {
 		r, h, root := newRunner(t)
-		c := &frameworks.Control{Root: root, History: h, Now: r.Now}
+		c := &frameworks.Control{Index: looptest.Index(t, h), Now: r.Now}
 		done := make(chan citadel.RunResult)
 		go func() {
 			res, err := r.Run(context.Background(), citadel.RunOptions{Action: "true", Verify: "false", MaxAttempts: 1000, Write: true, Poll: 5 * time.Millisecond})
@@ -296,7 +296,7 @@ func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 // wait before its next step, until resumed.
 func TestRunPausedWaits(t *testing.T) {
 	r, h, root := newRunner(t)
-	c := &frameworks.Control{Root: root, History: h, Now: r.Now}
+	c := &frameworks.Control{Index: looptest.Index(t, h), Now: r.Now}
 	flag := filepath.Join(root, "go.flag")
 	done := make(chan citadel.RunResult)
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
 )
@@ -37,12 +38,18 @@ func (e stateError) Is(target error) bool { return target == ErrWrongState }
 
 // Control stops, pauses and resumes loops in their own formats, each write
 // atomic (temp file and rename) under the file's lock, and records each
-// change in the loop event journal.
+// change in the loop event journal. The ORBIT loop is stopped by
+// orbitloop's one stop path, exactly as `orbit loop stop` and the Stop
+// hook stop it.
 type Control struct {
-	Root    string
-	History *loop.History
-	Now     func() time.Time
+	// Index is the project's index: its root, the loop event journal's
+	// store, and what the ORBIT loop's stop reads (trust, progress).
+	Index *journal.Index
+	Now   func() time.Time
 }
+
+// root is the project root.
+func (c *Control) root() string { return c.Index.Project.Root }
 
 // Stop stops v with status (a shared stop word) and reason:
 //
@@ -53,15 +60,20 @@ type Control struct {
 //   - Cavekit: teardown, .cavekit/.loop.json removed (with a stale lock).
 //   - Conductor: loop_state COMPLETE / PASSED_WITH_WARNINGS with a warning
 //     (seed 004's completeWithWarnings), plus stop_reason and stopped_at.
-//   - ORBIT: active false, stop_reason, stopped_at; the session lock freed.
+//   - ORBIT: orbitloop.Stop: active false, stop_reason, stopped_at and the
+//     trust counters, the session lock freed, the progress file's session
+//     summary written.
 func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) (loop.Event, error) {
 	if !loop.IsStopReason(status) {
 		return loop.Event{}, fmt.Errorf("stop status %q is not in the shared stop vocabulary (allowed: %s)", status, strings.Join(loop.StopReasons(), ", "))
 	}
 	now := c.Now()
-	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
+	path := filepath.Join(c.root(), filepath.FromSlash(v.Path))
 	if loop.IsStopped(v.Status) {
 		return loop.Event{}, fmt.Errorf("%s %s has already stopped (%s): %w", v.Framework, v.ID, v.Status, ErrAlreadyStopped)
+	}
+	if v.Framework == loop.ORBIT {
+		return c.stopOrbit(ctx, v, status, reason, now)
 	}
 	var from string
 	var data json.RawMessage
@@ -75,11 +87,9 @@ func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) 
 		from, err = stopCCW(ctx, path, status, reason, now)
 	case v.Framework == loop.Cavekit:
 		from = "active"
-		data, err = teardownCavekit(ctx, c.Root, now)
+		data, err = teardownCavekit(ctx, c.root(), now)
 	case v.Framework == loop.Conductor:
 		from, err = stopConductor(ctx, path, status, reason, now)
-	case v.Framework == loop.ORBIT:
-		from, err = orbitloop.Stop(ctx, c.Root, status, now)
 	default:
 		err = fmt.Errorf("stop %s loops: %w", v.Framework, ErrNoControl)
 	}
@@ -108,8 +118,6 @@ func stoppedNative(v loop.View, status string) string {
 		return "inactive"
 	case loop.Conductor:
 		return "COMPLETE/PASSED_WITH_WARNINGS"
-	case loop.ORBIT:
-		return "inactive (" + status + ")"
 	default:
 		return status
 	}
@@ -120,7 +128,7 @@ func (c *Control) relErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return pathError{err: err, msg: strings.ReplaceAll(err.Error(), c.Root+string(filepath.Separator), "")}
+	return pathError{err: err, msg: strings.ReplaceAll(err.Error(), c.root()+string(filepath.Separator), "")}
 }
 
 type pathError struct {
@@ -145,7 +153,7 @@ func (c *Control) Resume(ctx context.Context, v loop.View, reason string) (loop.
 
 func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reason string) (loop.Event, error) {
 	now := c.Now()
-	path := filepath.Join(c.Root, filepath.FromSlash(v.Path))
+	path := filepath.Join(c.root(), filepath.FromSlash(v.Path))
 	var from string
 	var err error
 	switch {
@@ -176,11 +184,22 @@ func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reas
 	return e, c.record(ctx, e)
 }
 
-func (c *Control) record(ctx context.Context, e loop.Event) error {
-	if c.History == nil {
-		return nil
+// stopOrbit stops the ORBIT loop through orbitloop's one stop path, which
+// records the event itself.
+func (c *Control) stopOrbit(ctx context.Context, v loop.View, status, reason string, now time.Time) (loop.Event, error) {
+	res, err := orbitloop.Stop(ctx, c.Index, orbitloop.StopOptions{Reason: status, Detail: reason}, now)
+	switch {
+	case err != nil:
+		return loop.Event{}, c.relErr(err)
+	case res.AlreadyStopped:
+		return loop.Event{}, fmt.Errorf("%s %s has already stopped (%s): %w", v.Framework, v.ID, res.PreviousReason, ErrAlreadyStopped)
 	}
-	if err := c.History.Append(ctx, e); err != nil {
+	return res.Event, nil
+}
+
+func (c *Control) record(ctx context.Context, e loop.Event) error {
+	h := &loop.History{Root: c.root(), Store: c.Index.Store}
+	if err := h.Append(ctx, e); err != nil {
 		return fmt.Errorf("the loop was changed, but recording the event failed: %w", err)
 	}
 	return nil

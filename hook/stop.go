@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,13 +12,11 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
-	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
 
@@ -64,14 +61,13 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		// nothing to log.
 		return r
 	}
-	statePath := p.Path(project.StateFile)
-	unlock, err := flock.Path(ctx, statePath+".lock")
+	sess, err := orbitloop.Open(ctx, p.Root)
 	if err != nil {
 		return fail(err)
 	}
-	defer unlock()
-	o, st, err := ceo.ReadLoopState(statePath)
-	if err != nil {
+	defer sess.Close()
+	o, st := sess.Info, sess.State
+	if err := sess.ReadErr; err != nil {
 		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop` — the loop cannot go on with it", err))
 	}
 	if !o.HasState {
@@ -156,12 +152,11 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		}
 	}
 	if cause != "" {
-		if err := teardown(ctx, ix, st, cause, now); err != nil {
+		stopped, err := sess.Stop(ctx, ix, orbitloop.StopOptions{Reason: cause, Detail: detail, Owner: owner}, now)
+		if err != nil {
 			return fail(err)
 		}
-		if err := orbitloop.Release(ctx, p.Path(orbitloop.LockFile), owner); err != nil {
-			notes = append(notes, err.Error())
-		}
+		notes = append(notes, stopped.Notes...)
 		msg := fmt.Sprintf("orbit: ORBIT loop finished after iteration %d: %s (%s). Session summary in %s.", o.Iteration, cause, detail, project.ProgressFile)
 		if len(notes) > 0 {
 			msg += " Note: " + strings.Join(notes, "; ")
@@ -348,34 +343,6 @@ func sentinelSeen(sentinel string, in Input) bool {
 		return false
 	}
 	return transcriptTailHas(in.TranscriptPath, sentinel)
-}
-
-// teardown stops the loop: active false with the cause, the state written,
-// and the session summary written at the top of the progress file.
-func teardown(ctx context.Context, ix *journal.Index, st *loop.State, cause string, now time.Time) error {
-	if err := orbitloop.MarkStopped(st, cause, now); err != nil {
-		return err
-	}
-	if err := st.Write(); err != nil {
-		return err
-	}
-	_, err := WriteSummary(ctx, ix, now)
-	return err
-}
-
-// WriteSummary writes the progress file with seed 000's session summary
-// at its end, and returns the progress it shows.
-func WriteSummary(ctx context.Context, ix *journal.Index, now time.Time) (ceo.Progress, error) {
-	p, err := ceo.GatherProgress(ctx, ix, now)
-	if err != nil {
-		return p, err
-	}
-	var b bytes.Buffer
-	report.ProgressMarkdown(&b, p)
-	b.WriteString("\n## Session Complete\n\n```\n")
-	report.SessionSummary(&b, p)
-	b.WriteString("```\n")
-	return p, journal.WriteFileAtomic(ix.Project.Path(project.ProgressFile), b.Bytes(), 0o644)
 }
 
 // AppendLog appends one line to the project's hook log.

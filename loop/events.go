@@ -27,6 +27,7 @@ const EventsFile = ".claude/orbit-loop-events.jsonl"
 const (
 	EventSeen    = "seen"    // orbit read the loop for the first time
 	EventStatus  = "status"  // orbit read the loop in another status than last seen
+	EventStart   = "start"   // orbit loop start (the ORBIT loop)
 	EventPlan    = "plan"    // orbit loop plan --write
 	EventRun     = "run"     // orbit loop run started
 	EventAttempt = "attempt" // one action or verifier run of an attempt

@@ -61,7 +61,7 @@ func TestHistoryRebuild(t *testing.T) {
 	root := looptest.CopyTree(t, "project")
 	ctx := context.Background()
 	h := looptest.OpenHistory(t, root)
-	c := &frameworks.Control{Root: root, History: h, Now: func() time.Time { return looptest.Now }}
+	c := &frameworks.Control{Index: looptest.Index(t, h), Now: func() time.Time { return looptest.Now }}
 	s := frameworks.ScanProject(root, looptest.Now)
 	h.Observe(ctx, s.Loops, looptest.Now)
 	c.Stop(ctx, looptest.ViewOf(t, root, "ccw:loop-v2-20260122-abc123"), "stopped", "enough")

@@ -90,7 +90,8 @@ func Acquire(ctx context.Context, path, owner string, pid int, host string, now 
 	return c, nil
 }
 
-// Release frees the lock if owner holds it ("" releases any).
+// Release frees the lock if owner holds it ("" releases any, a lock
+// nobody can read included: it protects nothing).
 func Release(ctx context.Context, path, owner string) error {
 	unlock, err := flock.Path(ctx, path+".flock")
 	if err != nil {
@@ -98,10 +99,12 @@ func Release(ctx context.Context, path, owner string) error {
 	}
 	defer unlock()
 	cur, err := readLock(path)
-	if err != nil || cur == nil {
+	switch {
+	case err != nil && owner != "":
 		return err
-	}
-	if owner != "" && cur.Owner != owner {
+	case err == nil && cur == nil:
+		return nil
+	case err == nil && owner != "" && cur.Owner != owner:
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

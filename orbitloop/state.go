@@ -2,28 +2,20 @@ package orbitloop
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 )
 
-// StartOptions are the limits of a new loop.
-type StartOptions struct {
-	MaxIterations int64
-	TimeLimit     time.Duration
-	BudgetTokens  int64
-	Sentinel      string
-	// HookEvent is Stop (default) or SubagentStop.
-	HookEvent string
-}
-
-// MarkStarted writes an active loop into st (a new State when st is nil): the
+// markStarted writes an active loop into st (a new State when st is nil): the
 // seed's fields in the seed's order, iteration 1 (this run is the first),
 // the counters and trust level given, orbit's limits, and how many
 // decisions the journal held (so the first Stop knows whether the iteration
 // recorded any). Fields already in st that orbit does not own are kept.
-func MarkStarted(st *loop.State, path string, opts StartOptions, correct, incorrect int, level string, decisions int64, now time.Time) (*loop.State, error) {
+func markStarted(st *loop.State, path string, opts StartOptions, correct, incorrect int, level string, decisions int64, now time.Time) (*loop.State, error) {
 	if st == nil {
 		st = &loop.State{Path: path}
 	}
@@ -64,9 +56,9 @@ func MarkStarted(st *loop.State, path string, opts StartOptions, correct, incorr
 	return st, nil
 }
 
-// MarkStopped marks the loop inactive in st with a reason from the shared
+// markStopped marks the loop inactive in st with a reason from the shared
 // stop vocabulary (seed 001).
-func MarkStopped(st *loop.State, reason string, now time.Time) error {
+func markStopped(st *loop.State, reason string, now time.Time) error {
 	if !loop.IsStopReason(reason) {
 		return fmt.Errorf("stop reason %q is not allowed (allowed: %v)", reason, loop.StopReasons())
 	}
@@ -79,4 +71,22 @@ func MarkStopped(st *loop.State, reason string, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// recoverState replaces a state file that is not JSON with an empty state,
+// so that the loop can be stopped or restarted: the file's bytes are first
+// saved beside it (ceo-loop-state.json.malformed-{time}), whose path is
+// returned. Nothing is lost; the fields the broken file held can be copied
+// back by hand.
+func recoverState(path string, now time.Time) (*loop.State, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("recover %s: %w", path, err)
+	}
+	backup := path + ".malformed-" + now.UTC().Format("20060102T150405Z")
+	if err := journal.WriteFileAtomic(backup, data, 0o644); err != nil {
+		return nil, "", err
+	}
+	st, err := loop.ParseState(path, []byte("{}"))
+	return st, backup, err
 }

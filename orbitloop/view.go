@@ -1,7 +1,6 @@
 package orbitloop
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/flock"
-	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -100,51 +97,4 @@ func View(root string, now time.Time) (v loop.View, ok bool, err error) {
 		}
 	}
 	return v, true, nil
-}
-
-// Stop stops the ORBIT loop as `orbit loop stop` does: inactive with
-// the stop word, under the state file's lock, and frees the session lock.
-func Stop(ctx context.Context, root, status string, now time.Time) (from string, err error) {
-	path := filepath.Join(root, project.StateFile)
-	unlock, err := flock.Path(ctx, path+".lock")
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	o, st, err := ceo.ReadLoopState(path)
-	if err != nil {
-		return "", err
-	}
-	if !o.HasState {
-		return "", fmt.Errorf("no ORBIT loop here: %s does not exist (`orbit loop start` starts one)", project.StateFile)
-	}
-	from = "inactive"
-	if o.Active {
-		from = "active"
-	}
-	if err := MarkStopped(st, status, now); err != nil {
-		return "", err
-	}
-	if err := st.Write(); err != nil {
-		return "", err
-	}
-	return from, Release(ctx, filepath.Join(root, LockFile), "")
-}
-
-// RecoverState replaces a state file that is not JSON with an empty state,
-// so that the loop can be stopped or restarted: the file's bytes are first
-// saved beside it (ceo-loop-state.json.malformed-{time}), whose path is
-// returned. Nothing is lost; the fields the broken file held can be copied
-// back by hand.
-func RecoverState(path string, now time.Time) (*loop.State, string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("recover %s: %w", path, err)
-	}
-	backup := path + ".malformed-" + now.UTC().Format("20060102T150405Z")
-	if err := journal.WriteFileAtomic(backup, data, 0o644); err != nil {
-		return nil, "", err
-	}
-	st, err := loop.ParseState(path, []byte("{}"))
-	return st, backup, err
 }

@@ -114,7 +114,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 		problem(w, r, http.StatusUnprocessableEntity, "the request cannot be applied as given", "status is for stop only")
 		return
 	}
-	h, sc, err := s.scanLoops(r.Context())
+	_, sc, err := s.scanLoops(r.Context())
 	if err != nil {
 		problem(w, r, http.StatusInternalServerError, "cannot read the loops", err.Error())
 		return
@@ -124,7 +124,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 		loopProblem(w, r, err)
 		return
 	}
-	c := &frameworks.Control{Root: s.proj.Root, History: h, Now: s.cfg.Now}
+	c := &frameworks.Control{Index: s.ix, Now: s.cfg.Now}
 	s.mu.Lock()
 	e, err := c.Apply(r.Context(), v, action, req.Status, req.Reason)
 	s.mu.Unlock()

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 )
@@ -69,17 +68,15 @@ func reportProgressRun(ctx context.Context, opts *reportOptions) error {
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, p)
 	}
-	var buf bytes.Buffer
-	report.ProgressMarkdown(&buf, p)
 	if opts.Write {
-		if err := journal.WriteFileAtomic(ix.Project.Path(project.ProgressFile), buf.Bytes(), 0o644); err != nil {
+		if err := orbitloop.WriteProgress(ix, p, false); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "wrote %s\n", project.ProgressFile)
 		return nil
 	}
-	_, err = f.IO.Out.Write(buf.Bytes())
-	return err
+	report.ProgressMarkdown(f.IO.Out, p)
+	return nil
 }
 
 func newCmdReportSummary(f *Factory, runF func(*reportOptions) error) *cobra.Command {

@@ -14,7 +14,9 @@ import (
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // Now is the clock of the loop tests.
@@ -118,4 +120,15 @@ func KindsOf(tb testing.TB, h *loop.History, framework, id string) []string {
 		out = append(out, e.Kind+":"+e.Status)
 	}
 	return out
+}
+
+// Index is the index h's journal is kept in, over h's project, for what
+// needs the whole index (frameworks.Control, the ORBIT loop's stop).
+func Index(tb testing.TB, h *loop.History) *journal.Index {
+	tb.Helper()
+	p, err := project.New(h.Root, filepath.Join(h.Root, ".claude", "orbit.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return journal.NewIndex(h.Store, p)
 }
