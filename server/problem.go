@@ -31,3 +31,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 }
+
+// WriteProblem writes an RFC 9457 problem detail, as every error of the API
+// is written (the hub's API shares the format).
+func WriteProblem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	problem(w, r, status, title, detail)
+}
+
+// WriteJSON writes v as the API writes every answer.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }

@@ -25,6 +25,10 @@ func dashboard() http.Handler {
 	})
 }
 
+// Dashboard is the embedded dashboard, for the hub to serve over its own
+// API.
+func Dashboard() http.Handler { return dashboard() }
+
 func statSize(path string) (int64, error) {
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -30,9 +30,11 @@ func newCmdInit(f *Factory, runF func(*initOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the journal and the index in this project",
-		Long: `Create .claude/ (if absent), an empty decision journal and the index, in the
-directory given by --root, else the working directory. Safe to run again: it
-creates only what is missing and says what it found.
+		Long: `Create .claude/ (if absent), the project's identity (.claude/orbit-project.json:
+a random id that names the project on a hub, whatever directory or machine it
+is checked out in; commit it with the project), an empty decision journal
+and the index, in the directory given by --root, else the working directory.
+Safe to run again: it creates only what is missing and says what it found.
 
 With --claude, also register orbit's Stop and SubagentStop hooks in
 .claude/settings.json (orbit hook stop, with a timeout), keeping every other
@@ -111,7 +113,12 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		return fmt.Errorf("init: %w", err)
 	}
 	report(errors.Is(statErr, os.ErrNotExist), ".claude/")
-	created, err := createEmpty(p.Path(project.DecisionsFile))
+	id, created, err := p.EnsureIdentity(f.Now())
+	if err != nil {
+		return err
+	}
+	report(created, fmt.Sprintf("%s (project id %s)", project.IdentityFile, id.ID))
+	created, err = createEmpty(p.Path(project.DecisionsFile))
 	if err != nil {
 		return err
 	}

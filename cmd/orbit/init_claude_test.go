@@ -92,6 +92,7 @@ func TestInitClaudeCreatesSettings(t *testing.T) {
 	}
 	want := "orbit project in " + root + "\n" +
 		"  created  .claude/\n" +
+		identityLine(t, root, "created") +
 		"  created  .claude/ceo-loop-decisions.jsonl\n" +
 		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n" +
 		diff.String() +

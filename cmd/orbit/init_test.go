@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/orbit-loop/orbit/migrations"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // schemaVersion is the index schema version init reports.
@@ -32,6 +33,21 @@ func dirListing(tb testing.TB, dir string) []string {
 	return names
 }
 
+// identityLine is what init says of the project identity it created (or
+// found) under root.
+func identityLine(tb testing.TB, root, verb string) string {
+	tb.Helper()
+	p, err := project.New(root, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	id, err := p.ReadIdentity()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return "  " + verb + "  " + project.IdentityFile + " (project id " + id.ID + ")\n"
+}
+
 func TestInit(t *testing.T) {
 	root := t.TempDir()
 
@@ -41,6 +57,7 @@ func TestInit(t *testing.T) {
 	}
 	want := "orbit project in " + root + "\n" +
 		"  created  .claude/\n" +
+		identityLine(t, root, "created") +
 		"  created  .claude/ceo-loop-decisions.jsonl\n" +
 		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n"
 	if res.stdout != want {
@@ -63,6 +80,7 @@ func TestInit(t *testing.T) {
 	}
 	want = "orbit project in " + root + "\n" +
 		"  exists   .claude/\n" +
+		identityLine(t, root, "exists ") +
 		"  exists   .claude/ceo-loop-decisions.jsonl\n" +
 		"  exists   .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n"
 	if res.stdout != want {
@@ -84,6 +102,7 @@ func TestInitKeepsJournal(t *testing.T) {
 	res := p.mustRun("init")
 	want := "orbit project in " + p.root + "\n" +
 		"  exists   .claude/\n" +
+		identityLine(t, p.root, "created") +
 		"  exists   .claude/ceo-loop-decisions.jsonl\n" +
 		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 6 decisions indexed)\n"
 	if res.stdout != want {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/orbit-loop/orbit/hub"
 	"github.com/orbit-loop/orbit/server"
 )
 
@@ -16,6 +17,9 @@ type serveOptions struct {
 	Addr  string
 	Token string
 	Poll  time.Duration
+	// Store, when set, serves a hub over it instead of this project.
+	Store string
+	Conns int
 	// ready, when set (tests), receives the listening address.
 	ready chan<- string
 }
@@ -43,14 +47,40 @@ sends it as a header, and for its reads as a same-site cookie.
 The journal files are polled and synced (the same single ingest path as the
 CLI), so lines other tools append show up live. Decisions posted together
 are recorded in one append (group commit), each answered once it is durable.
-SIGINT or SIGTERM shuts down gracefully.`,
+SIGINT or SIGTERM shuts down gracefully.
+
+With --store (or ORBIT_STORE), it serves a hub instead: every project pushed
+to the store with orbit push, the same read API with ?project=ID (or * for
+the views across projects) and GET /api/v1/projects, and the dashboard over
+them. postgres://… for a team (several orbit serve processes may share one
+database), sqlite:PATH for a small team on one machine. Every API request
+needs a token: the --token given here (admin: every project), or one made
+by orbit serve token create for a project (push or read) or for every
+project (read).`,
 		Example: `  orbit serve
   orbit serve --addr 0.0.0.0:7777 --token "$ORBIT_TOKEN"
-  curl -s localhost:7777/api/v1/trust | jq .level`,
+  curl -s localhost:7777/api/v1/trust | jq .level
+  ORBIT_STORE=postgres://orbit@db:5432/orbit orbit serve --addr 0.0.0.0:7777   # a hub
+  orbit serve --store sqlite:/srv/orbit/hub.db                                # a hub on one machine`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Token == "" {
 				opts.Token = f.Getenv("ORBIT_TOKEN")
+			}
+			if opts.Store == "" {
+				opts.Store = f.Getenv("ORBIT_STORE")
+			}
+			if opts.Store != "" {
+				if _, _, err := hub.ParseSpec(opts.Store); err != nil {
+					return flagErrorf("%v", err)
+				}
+				if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+					return flagErrorf("--addr %q: want host:port", opts.Addr)
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return hubServeRun(cmd.Context(), opts)
 			}
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 				return flagErrorf("--addr %q: want host:port", opts.Addr)
@@ -70,7 +100,39 @@ SIGINT or SIGTERM shuts down gracefully.`,
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:7777", "listen address")
 	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer token for writes (off loopback, for the API and /metrics too); env ORBIT_TOKEN")
 	cmd.Flags().DurationVar(&opts.Poll, "poll", 500*time.Millisecond, "how often to check the journal files for new lines")
+	cmd.PersistentFlags().StringVar(&opts.Store, "store", "", "serve a hub over this store, not this project: postgres://USER@HOST:PORT/DB or sqlite:PATH; env ORBIT_STORE")
+	cmd.Flags().IntVar(&opts.Conns, "conns", 10, "with --store postgres://…: this process's connections to PostgreSQL")
+	cmd.AddCommand(newCmdServeToken(f, opts))
 	return cmd
+}
+
+// hubServeRun serves a hub: every project pushed to the store, read and
+// pushed with per-project tokens.
+func hubServeRun(ctx context.Context, opts *serveOptions) error {
+	f := opts.f
+	store, err := hub.Open(ctx, opts.Store, hub.Options{Conns: opts.Conns})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	srv := hub.NewServer(store, hub.Config{Admin: opts.Token, Now: f.Now, Log: f.IO.ErrOut})
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	addr := ln.Addr().String()
+	fmt.Fprintf(f.IO.ErrOut, "orbit serve: hub over %s on http://%s/\n", store.Name, addr)
+	if opts.Token == "" {
+		fmt.Fprintln(f.IO.ErrOut, "no admin token (--token or ORBIT_TOKEN): only project tokens are accepted (orbit serve token create)")
+	}
+	if opts.ready != nil {
+		opts.ready <- addr
+	}
+	if err := srv.Run(ctx, ln); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(f.IO.ErrOut, "orbit serve: stopped")
+	return nil
 }
 
 func serveRun(ctx context.Context, opts *serveOptions) error {

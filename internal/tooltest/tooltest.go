@@ -5,6 +5,7 @@
 package tooltest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -21,7 +22,7 @@ func Require(tb testing.TB, tools ...string) []string {
 			if os.Getenv("ORBIT_REQUIRE_TOOLS") == "1" {
 				tb.Fatalf("%s is not installed, and ORBIT_REQUIRE_TOOLS=1 says it must be (.ci/run installs it)", tool)
 			}
-			tb.Skipf("%s is not installed (apt-get install %s); ORBIT_REQUIRE_TOOLS=1 makes this a failure", tool, tool)
+			skip(tb, fmt.Sprintf("%s is not installed (apt-get install %s); ORBIT_REQUIRE_TOOLS=1 makes this a failure", tool, tool))
 		}
 		paths[i] = p
 	}
