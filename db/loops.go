@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // LoopRow is what the latest indexed event said about one loop of any
@@ -32,9 +30,9 @@ type LoopRow struct {
 // LoopEventRow is one line of the loop event journal, indexed.
 type LoopEventRow struct {
 	Seq          int64  `db:"seq"`
+	FileID       int64  `db:"file_id"`
 	LoopRef      int64  `db:"loop_ref"`
 	Line         int64  `db:"line"`
-	EndOffset    int64  `db:"end_offset"`
 	At           string `db:"at"`
 	Kind         string `db:"kind"`
 	Status       string `db:"status"`
@@ -88,7 +86,7 @@ func (s *Store) LoopsSeen(ctx context.Context) ([]LoopSeen, error) {
 // LoopEvents returns the indexed events of one loop, oldest first.
 func (s *Store) LoopEvents(ctx context.Context, framework, loopID string) ([]LoopEventRow, error) {
 	var out []LoopEventRow
-	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.loop_ref, e.line, e.end_offset, e.at, e.kind, e.status, e.native_status, e.detail, e.raw
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.file_id, e.loop_ref, e.line, e.at, e.kind, e.status, e.native_status, e.detail, e.raw
 		FROM loop_events e JOIN loops l ON l.id = e.loop_ref
 		WHERE l.framework = ? AND l.loop_id = ? ORDER BY e.seq`, framework, loopID)
 	if err != nil {
@@ -97,35 +95,15 @@ func (s *Store) LoopEvents(ctx context.Context, framework, loopID string) ([]Loo
 	return out, nil
 }
 
-// LoopEventsMark returns where the next sync of the loop event journal
-// starts: the end of the last indexed line, its line number and its bytes.
-func (s *Store) LoopEventsMark(ctx context.Context) (offset, line int64, raw string, err error) {
-	return loopEventsMark(ctx, s.DB)
-}
-
-// LoopEventsMark is Store.LoopEventsMark inside the transaction.
-func (tx *Tx) LoopEventsMark(ctx context.Context) (offset, line int64, raw string, err error) {
-	return loopEventsMark(ctx, tx)
-}
-
-func loopEventsMark(ctx context.Context, q sqlx.QueryerContext) (offset, line int64, raw string, err error) {
-	err = q.QueryRowxContext(ctx, `SELECT end_offset, line, raw FROM loop_events ORDER BY end_offset DESC LIMIT 1`).Scan(&offset, &line, &raw)
-	if isNoRows(err) {
-		return 0, 0, "", nil
+// ResetLoopEvents forgets the events indexed from one loop events journal,
+// and the loops no event describes any more (its past changed: it is
+// indexed again from the start).
+func (tx *Tx) ResetLoopEvents(ctx context.Context, fileID int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM loop_events WHERE file_id = ?`, fileID); err != nil {
+		return fmt.Errorf("reset loop index: %w", err)
 	}
-	if err != nil {
-		return 0, 0, "", fmt.Errorf("read loop event sync mark: %w", err)
-	}
-	return offset, line, raw, nil
-}
-
-// ResetLoops forgets every indexed loop and loop event (the journal's past
-// changed: it is indexed again from the start).
-func (tx *Tx) ResetLoops(ctx context.Context) error {
-	for _, q := range []string{`DELETE FROM loop_events`, `DELETE FROM loops`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("reset loop index: %w", err)
-		}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM loops WHERE NOT EXISTS (SELECT 1 FROM loop_events e WHERE e.loop_ref = loops.id)`); err != nil {
+		return fmt.Errorf("reset loop index: %w", err)
 	}
 	return nil
 }
@@ -145,24 +123,13 @@ const upsertLoop = `INSERT INTO loops (framework, loop_id, path, title, status, 
 		budget_limit = coalesce(excluded.budget_limit, budget_limit)
 	RETURNING id`
 
-const insertLoopEvent = `INSERT INTO loop_events (loop_ref, line, end_offset, at, kind, status, native_status, detail, raw)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (end_offset) DO NOTHING`
+const insertLoopEvent = `INSERT INTO loop_events (file_id, loop_ref, line, at, kind, status, native_status, detail, raw)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // InsertLoopEvent indexes one event of the loop l: the loop's row takes what
 // the event says (fields the event leaves empty keep their value), and the
-// event is added. An event whose end_offset is already indexed is skipped.
+// event is added.
 func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) error {
-	seen, err := tx.stmt(ctx, `SELECT EXISTS (SELECT 1 FROM loop_events WHERE end_offset = ?)`)
-	if err != nil {
-		return err
-	}
-	var dup bool
-	if err := seen.QueryRowxContext(ctx, e.EndOffset).Scan(&dup); err != nil {
-		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
-	}
-	if dup {
-		return nil
-	}
 	up, err := tx.stmt(ctx, upsertLoop)
 	if err != nil {
 		return err
@@ -176,12 +143,9 @@ func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) 
 		return err
 	}
 	e.LoopRef = l.ID
-	res, err := ins.ExecContext(ctx, e.LoopRef, e.Line, e.EndOffset, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
+	res, err := ins.ExecContext(ctx, e.FileID, e.LoopRef, e.Line, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
 	if err != nil {
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
 	}
 	if e.Seq, err = res.LastInsertId(); err != nil {
 		return err

@@ -3,31 +3,33 @@ package db_test
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"testing"
 
 	"github.com/orbit-loop/orbit/db"
 )
 
 // TestLoopEvents: an event updates its loop's row with what it says (fields
-// it leaves empty keep their value), an end offset is indexed once, and the
-// mark is where the next sync starts.
+// it leaves empty keep their value), and a reset forgets the events of the
+// file and the loops they described.
 func TestLoopEvents(t *testing.T) {
 	store := newStore(t)
 	ctx := context.Background()
+	st := db.FileState{Path: ".claude/orbit-loop-events.jsonl", Kind: "loop-events"}
+	if err := store.InTx(ctx, func(tx *db.Tx) error { return tx.SaveFileState(ctx, &st) }); err != nil {
+		t.Fatal(err)
+	}
 	insert := func(l db.LoopRow, e db.LoopEventRow) {
 		t.Helper()
+		e.FileID = st.ID
 		if err := store.InTx(ctx, func(tx *db.Tx) error { return tx.InsertLoopEvent(ctx, &l, &e) }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	insert(db.LoopRow{Framework: "ccw", LoopID: "a", Path: "p.json", Title: "A", Status: "running", NativeStatus: "running",
 		Iteration: sql.NullInt64{Int64: 1, Valid: true}, MaxIterations: sql.NullInt64{Int64: 10, Valid: true}},
-		db.LoopEventRow{Line: 1, EndOffset: 100, At: "t1", Kind: "seen", Status: "running"})
+		db.LoopEventRow{Line: 1, At: "t1", Kind: "seen", Status: "running"})
 	insert(db.LoopRow{Framework: "ccw", LoopID: "a", Status: "stopped", NativeStatus: "failed"},
-		db.LoopEventRow{Line: 2, EndOffset: 180, At: "t2", Kind: "stop", Status: "stopped", Detail: "enough", Raw: `{"event":"stop","detail":"enough"}`})
-	insert(db.LoopRow{Framework: "ccw", LoopID: "a", Status: "running"},
-		db.LoopEventRow{Line: 2, EndOffset: 180, At: "t2", Kind: "stop"}) // the same line again
+		db.LoopEventRow{Line: 2, At: "t2", Kind: "stop", Status: "stopped", Detail: "enough", Raw: `{"event":"stop","detail":"enough"}`})
 	rows, err := store.Loops(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -43,11 +45,7 @@ func TestLoopEvents(t *testing.T) {
 	if err != nil || len(evs) != 2 || evs[1].Detail != "enough" {
 		t.Errorf("events %+v %v", evs, err)
 	}
-	off, line, raw, err := store.LoopEventsMark(ctx)
-	if off != 180 || line != 2 || err != nil || !strings.Contains(raw, "enough") {
-		t.Errorf("mark %d, %d, %q, %v; want 180, 2 and the last line", off, line, raw, err)
-	}
-	if err := store.InTx(ctx, func(tx *db.Tx) error { return tx.ResetLoops(ctx) }); err != nil {
+	if err := store.InTx(ctx, func(tx *db.Tx) error { return tx.ResetLoopEvents(ctx, st.ID) }); err != nil {
 		t.Fatal(err)
 	}
 	if n := queryInt(t, store, `SELECT count(*) FROM loop_events`) + queryInt(t, store, `SELECT count(*) FROM loops`); n != 0 {

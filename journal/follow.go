@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -105,11 +106,13 @@ func Register(spec FileSpec) {
 		}
 	}
 	registry.files = append(registry.files, spec)
+	slices.SortFunc(registry.files, func(a, b FileSpec) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // Followed returns the files NewIndex follows: the decision journal, then
 // the retrograde journal (so that outcome events find their decisions),
-// then the registered ones in the order they were registered.
+// then the registered ones by path (whatever order the packages' init
+// ran in).
 func Followed() []FileSpec {
 	registry.Lock()
 	defer registry.Unlock()

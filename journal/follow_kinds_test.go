@@ -17,6 +17,7 @@ import (
 	// The packages that register a kind of append-only file: every kind
 	// goes through the behaviour tested here.
 	_ "github.com/orbit-loop/orbit/knowledge"
+	"github.com/orbit-loop/orbit/loop"
 )
 
 // kindLines makes line i of a file of each kind: a valid record, distinct
@@ -32,6 +33,9 @@ var kindLines = map[string]func(i int) string{
 	},
 	"knowledge": func(i int) string {
 		return fmt.Sprintf(`{"ts":"2026-03-08T10:00:00Z","event":"hit","file":"conductor/knowledge/errors.json","id":"err-%06d"}`, i)
+	},
+	loop.KindEvents: func(i int) string {
+		return fmt.Sprintf(`{"ts":"2026-03-08T10:00:00.000Z","framework":"ccw","loop":"loop-%06d","event":"seen","status":"running"}`, i)
 	},
 }
 

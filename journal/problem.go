@@ -34,6 +34,9 @@ const (
 	CodeUnknownID = "unknown-decision"
 	CodeOrphan    = "retrograde-without-id"
 	CodeConflict  = "conflict"
+	// CodeInvalid: a line of orbit's own journals (loop events, knowledge)
+	// that is not one of their records.
+	CodeInvalid   = "invalid-line"
 	CodeRewritten = "rewritten"
 	CodeGone      = "missing"
 	CodeUnsynced  = "unsynced"

@@ -609,7 +609,7 @@ func (ev journalLine) path() string {
 func parseJournalLine(text []byte) (journalLine, *Problem) {
 	var ev journalLine
 	bad := func(msg string) (journalLine, *Problem) {
-		return ev, &Problem{Severity: SevError, Code: "invalid-line", Message: msg}
+		return ev, &Problem{Severity: SevError, Code: journal.CodeInvalid, Message: msg}
 	}
 	if err := json.Unmarshal(text, &ev); err != nil {
 		return bad("not a knowledge journal record: " + err.Error())

@@ -6,15 +6,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // EventsFile is orbit's loop event journal, relative to the project root:
@@ -118,118 +117,77 @@ func (h *History) append(a *journal.Appender, evs []Event) error {
 	return a.Append(buf.Bytes())
 }
 
-// Sync indexes the journal's lines past the index's mark. A line that is
-// not an event is reported (file:line) and left in the file. A journal
-// whose past changed (shorter than the mark, or its last indexed line no
-// longer where it was) is indexed again from the start.
+// Sync indexes what was appended to the journal, through the journal's
+// follower (only new bytes read; a changed past named by its first
+// differing line, what the index held from there saved to a recovery file,
+// and the journal indexed again from the start). A line that is not an
+// event is reported (file:line) and left in the file.
 func (h *History) Sync(ctx context.Context) ([]Problem, error) {
-	path := h.Path()
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	mark, _, raw, err := h.Store.LoopEventsMark(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if mark == fi.Size() {
-		if same, err := lastLineIs(path, mark, raw); err != nil || same {
-			return nil, err
-		}
-	}
+	ix := &journal.Index{Store: h.Store, Project: project.Project{Root: h.Root}, Files: []journal.FileSpec{followed}, Now: time.Now}
+	rep, err := ix.Sync(ctx, journal.SyncOptions{})
 	var probs []Problem
-	err = h.Store.InTx(ctx, func(tx *db.Tx) error {
-		probs = nil
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		mark, line, raw, err := tx.LoopEventsMark(ctx)
-		if err != nil {
-			return err
-		}
-		if !endsWith(f, mark, raw) {
-			if err := tx.ResetLoops(ctx); err != nil {
-				return err
-			}
-			mark, line = 0, 0
-		}
-		if _, err := f.Seek(mark, io.SeekStart); err != nil {
-			return err
-		}
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		off := mark
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				break // a write in progress: wait for its newline
-			}
-			raw := data[:i]
-			data = data[i+1:]
-			off += int64(i + 1)
-			line++
-			if len(bytes.TrimSpace(raw)) == 0 {
-				continue
-			}
-			l, e, err := parseEvent(raw)
-			if err != nil {
-				probs = append(probs, Problem{Path: EventsFile, Err: fmt.Sprintf("%s:%d: %v; line kept in the file, not indexed", EventsFile, line, err)})
-				continue
-			}
-			e.Line, e.EndOffset = line, off
-			if err := tx.InsertLoopEvent(ctx, l, e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	for _, p := range slices.Concat(rep.Rewritten, rep.Problems, rep.Torn) {
+		probs = append(probs, Problem{Path: EventsFile, Err: p.Error()})
+	}
 	return probs, err
 }
 
-// lastLineIs reports whether the journal at path still ends its indexed
-// part, at mark, with the last line indexed (raw).
-func lastLineIs(path string, mark int64, raw string) (bool, error) {
-	f, err := os.Open(path)
+// followed is the loop events journal as the journal's follower reads it.
+var followed = journal.FileSpec{Path: EventsFile, Kind: eventsKind{}}
+
+func init() { journal.Register(followed) }
+
+// KindEvents is the loop events journal's kind in the index.
+const KindEvents = "loop-events"
+
+// eventsKind reads the loop events journal into the loops and loop_events
+// tables; the follower does the rest.
+type eventsKind struct{}
+
+func (eventsKind) Name() string { return KindEvents }
+
+// indexedEvent is a decoded line: the loop's row as the event says it, and
+// the event's.
+type indexedEvent struct {
+	loop  *db.LoopRow
+	event *db.LoopEventRow
+}
+
+func (eventsKind) Decode(text []byte) journal.Decoded {
+	l, e, err := parseEvent(text)
 	if err != nil {
-		return false, err
+		return journal.Decoded{Reject: &journal.Problem{Severity: journal.SevError, Code: journal.CodeInvalid, Message: err.Error()}}
 	}
-	defer f.Close()
-	return endsWith(f, mark, raw), nil
+	return journal.Decoded{Record: indexedEvent{l, e}, ID: l.Framework + ":" + l.LoopID}
 }
 
-// endsWith reports whether the journal still holds what was indexed up to
-// mark, as far as its last line tells: the bytes before mark are that
-// line (raw) and its line end. A journal cut shorter, or whose last
-// indexed line changed or moved, fails it, and is indexed again from the
-// start.
-func endsWith(f *os.File, mark int64, raw string) bool {
-	if mark == 0 {
-		return true
-	}
-	n := int64(len(raw)) + 1
-	if mark < n {
-		return false
-	}
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, mark-n); err != nil {
-		return false
-	}
-	return b[n-1] == '\n' && string(b[:n-1]) == raw && (mark == n || lineEndBefore(f, mark-n))
+func (eventsKind) Begin(_ context.Context, tx *db.Tx, st *db.FileState) (journal.Batch, error) {
+	return &eventsBatch{tx: tx, fileID: st.ID}, nil
 }
 
-// lineEndBefore reports whether the byte before off is a line end.
-func lineEndBefore(f *os.File, off int64) bool {
-	var b [1]byte
-	_, err := f.ReadAt(b[:], off-1)
-	return err == nil && b[0] == '\n'
+func (eventsKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
+	return tx.ResetLoopEvents(ctx, fileID)
 }
+
+func (eventsKind) Records() string {
+	return `SELECT e.line, e.raw AS text, l.framework || ':' || l.loop_id AS record_id
+		FROM loop_events e JOIN loops l ON l.id = e.loop_ref WHERE e.file_id = ?1`
+}
+
+// eventsBatch indexes loop events within one transaction.
+type eventsBatch struct {
+	tx     *db.Tx
+	fileID int64
+}
+
+func (b *eventsBatch) Apply(ctx context.Context, c journal.Chunk, d journal.Decoded) (*journal.Problem, error) {
+	ev := d.Record.(indexedEvent)
+	l, e := *ev.loop, *ev.event
+	e.FileID, e.Line, e.Raw = b.fileID, int64(c.Line), string(c.Text)
+	return nil, b.tx.InsertLoopEvent(ctx, &l, &e)
+}
+
+func (b *eventsBatch) Done(context.Context) ([]journal.Problem, error) { return nil, nil }
 
 func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
 	var e Event
@@ -256,7 +214,7 @@ func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
 	if e.BudgetLimit != nil {
 		l.BudgetLimit = sql.NullFloat64{Float64: *e.BudgetLimit, Valid: true}
 	}
-	return l, &db.LoopEventRow{At: e.TS, Kind: e.Kind, Status: e.Status, NativeStatus: e.NativeStatus, Detail: e.Detail, Raw: string(raw)}, nil
+	return l, &db.LoopEventRow{At: e.TS, Kind: e.Kind, Status: e.Status, NativeStatus: e.NativeStatus, Detail: e.Detail}, nil
 }
 
 // Observe compares what the scan found with what the index last saw of

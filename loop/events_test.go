@@ -140,9 +140,11 @@ func TestSyncJournalDrift(t *testing.T) {
 	}
 }
 
-// Edits the mark alone cannot see: the last indexed line changed in place
-// (same length, so the file did not grow), and a rewrite that leaves a line
-// end exactly at the mark. Both are indexed again from the start.
+// Edits in place that keep the journal's size: the last line changed (the
+// same length), and a line inserted before the last that leaves a line end
+// where the indexed part ended. The loops and their histories are what the
+// journal says after each. (Every kind of journal is held to the same in
+// journal's TestFollowerKinds.)
 func TestSyncJournalPastEdited(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
@@ -152,14 +154,33 @@ func TestSyncJournalPastEdited(t *testing.T) {
 	line := func(id, kind, status string) string {
 		return `{"ts":"2026-03-09T12:00:00.000Z","framework":"ccw","loop":"` + id + `","event":"` + kind + `","status":"` + status + `"}` + "\n"
 	}
+	// rewrite replaces the journal a second after its last write: a coarse
+	// file system clock may not tick between a sync and an immediate
+	// rewrite, which would then leave no trace in the file's stat.
+	rewrite := func(content string) {
+		t.Helper()
+		fi, err := os.Stat(journal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		looptest.Write(t, journal, content)
+		later := fi.ModTime().Add(time.Second)
+		if err := os.Chtimes(journal, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
 	looptest.Write(t, journal, line("a", "seen", "running")+line("a", "stop", "stopped"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// The last line edited in place: another loop id, the same length.
-	looptest.Write(t, journal, line("a", "seen", "running")+line("b", "stop", "stopped"))
-	if _, err := h.Sync(ctx); err != nil {
+	rewrite(line("a", "seen", "running") + line("b", "stop", "stopped"))
+	probs, err := h.Sync(ctx)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(probs) != 1 || !strings.HasPrefix(probs[0].Err, ".claude/orbit-loop-events.jsonl:2: append-only promise broken") {
+		t.Errorf("problems after the same-length edit %v; want line 2 named", probs)
 	}
 	if got := looptest.KindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"stop:stopped"}) {
 		t.Errorf("after the same-length edit, history of b %q", got)
@@ -171,7 +192,7 @@ func TestSyncJournalPastEdited(t *testing.T) {
 	// the old mark, but the last indexed line is no longer before it.
 	first := line("c", "seen", "running")
 	pad := strings.Repeat(" ", len(line("a", "seen", "running"))-1)
-	looptest.Write(t, journal, first+pad+"\n"+line("b", "stop", "stopped"))
+	rewrite(first + pad + "\n" + line("b", "stop", "stopped"))
 	if _, err := h.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

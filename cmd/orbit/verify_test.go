@@ -14,7 +14,8 @@ import (
 // its decisions, and every other followed file empty.
 const verifyFixture = ".claude/ceo-loop-decisions.jsonl: 6 records, 6 indexed, 0 rejected lines\n" +
 	".claude/ceo-loop-retrograde.jsonl: 0 records, 0 indexed, 0 rejected lines\n" +
-	".claude/orbit-knowledge.jsonl: 0 records, 0 indexed, 0 rejected lines\n"
+	".claude/orbit-knowledge.jsonl: 0 records, 0 indexed, 0 rejected lines\n" +
+	".claude/orbit-loop-events.jsonl: 0 records, 0 indexed, 0 rejected lines\n"
 
 const verifyClean = verifyFixture + "verify: journal and index agree (0 warnings)\n"
 
