@@ -34,19 +34,7 @@ learns about them (each match, each export) goes to its own append-only
   orbit knowledge add --pattern "Cannot find module '(.+)'" --solution "npm install the module"
   orbit knowledge stats
   orbit knowledge export                      # write the match counts back to errors.json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-					msg += "; did you mean " + strings.Join(s, " or ") + "?"
-				}
-				return flagErrorf("%s", msg)
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(
 		newCmdKnowledgeImport(f, nil),
 		newCmdKnowledgeMatch(f, nil),

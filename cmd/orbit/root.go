@@ -26,18 +26,6 @@ them, rebuilt whenever it is missing or unreadable.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
-		// Without this, cobra reports an unknown command as a plain error.
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-					msg += "; did you mean " + strings.Join(s, " or ") + "?"
-				}
-				return flagErrorf("%s", msg)
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&f.RootFlag, "root", "", "project root (default: nearest directory up holding .claude/ or .orbit/; env ORBIT_ROOT)")
 	cmd.PersistentFlags().StringVar(&f.DBFlag, "db", "", "index path (default: <root>/.claude/orbit.db; env ORBIT_DB)")
@@ -70,7 +58,72 @@ them, rebuilt whenever it is missing or unreadable.`,
 		newCmdMigrate(f),
 		newCmdDemo(f, nil),
 	)
+	cmd.InitDefaultCompletionCmd()
+	requireSubcommands(cmd)
 	return cmd
+}
+
+// requireSubcommands makes every command that groups subcommands refuse an
+// unknown one, at every level of the tree: a usage error (exit 2) with
+// "did you mean", nothing on stdout. Cobra's default for a group without a
+// Run of its own is to print its help on stdout and exit 0, which, for a
+// command registered as a hook (`orbit hook stp`), is unparseable output
+// and a loop that dies silently. The group itself, run bare, still prints
+// its help. The help command refuses an unknown topic the same way.
+func requireSubcommands(cmd *cobra.Command) {
+	if !cmd.HasSubCommands() {
+		return
+	}
+	cmd.Args = unknownSubcommand
+	if cmd.Run == nil && cmd.RunE == nil {
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if cmd.Parent() == nil {
+		cmd.SetHelpCommand(newCmdHelp())
+	}
+	for _, c := range cmd.Commands() {
+		requireSubcommands(c)
+	}
+}
+
+// unknownSubcommand is the Args of a command group: any argument is a
+// subcommand it does not have.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return flagErrorf("%s", msg)
+}
+
+// newCmdHelp is cobra's help command, except that an unknown topic is a
+// usage error rather than a line on stdout and exit 0.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command in the application.\nSimply type orbit help [path to command] for full details.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil {
+				return flagErrorf("%v", err)
+			}
+			if len(rest) > 0 {
+				// Find stops at the deepest known command: the rest names
+				// a subcommand it does not have.
+				return unknownSubcommand(cmd, rest)
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
 }
 
 // version is the module version the binary was built from.

@@ -151,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 		wantLine string // stderr before the pointer to --help
 		wantHelp string // the command path named by the second line
 	}{
-		{name: "unknown command", args: []string{"lgo"}, wantLine: "orbit: unknown command \"lgo\" for \"orbit\"; did you mean loop or log?", wantHelp: "orbit"},
+		{name: "unknown command", args: []string{"lgo"}, wantLine: "orbit: unknown command \"lgo\" for \"orbit\"; did you mean log or loop?", wantHelp: "orbit"},
 		{name: "unknown command, no suggestion", args: []string{"frobnicate"}, wantLine: `orbit: unknown command "frobnicate" for "orbit"`, wantHelp: "orbit"},
 		{name: "unknown flag", args: []string{"log", "--verbose"}, wantLine: "orbit: unknown flag: --verbose", wantHelp: "orbit log"},
 		{name: "extra argument", args: []string{"verify", "now"}, wantLine: `orbit: unexpected argument "now"`, wantHelp: "orbit verify"},
@@ -264,5 +264,78 @@ func TestHomeDirectory(t *testing.T) {
 				t.Errorf("stdout = %q; want the newest decision of the home journal", res.stdout)
 			}
 		})
+	}
+}
+
+// TestUnknownSubcommandEverywhere walks the whole command tree: under every
+// command that groups subcommands, an unknown one is a usage error (exit
+// 2) with nothing on stdout, and a near miss of each subcommand names it
+// ("did you mean"). So does `orbit help` with such a path. Registered as a
+// hook, a typo that printed help and exited 0 would be unparseable output
+// and a silently dead loop (issue 15, point 4).
+func TestUnknownSubcommandEverywhere(t *testing.T) {
+	var groups []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasSubCommands() {
+			groups = append(groups, c)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newCmdRoot(NewFactory(&IOStreams{})))
+	if len(groups) < 6 { // root, knowledge, loop, hook, report, migrate, completion
+		t.Fatalf("found %d command groups; want at least 6", len(groups))
+	}
+	check := func(t *testing.T, args []string, wantSuggestion string) {
+		t.Helper()
+		res := orbit(t, env{}, args...)
+		if res.code != exitUsage {
+			t.Errorf("orbit %s: exit %d; want %d", strings.Join(args, " "), res.code, exitUsage)
+		}
+		if res.stdout != "" {
+			t.Errorf("orbit %s: stdout %q; want nothing", strings.Join(args, " "), res.stdout)
+		}
+		if !strings.Contains(res.stderr, "unknown command") {
+			t.Errorf("orbit %s: stderr %q; want it to say unknown command", strings.Join(args, " "), res.stderr)
+		}
+		if wantSuggestion != "" && !strings.Contains(res.stderr, "did you mean "+wantSuggestion) && !strings.Contains(res.stderr, " or "+wantSuggestion) {
+			t.Errorf("orbit %s: stderr %q; want did you mean %s", strings.Join(args, " "), res.stderr, wantSuggestion)
+		}
+	}
+	for _, g := range groups {
+		path := strings.Fields(g.CommandPath())[1:]
+		t.Run(g.CommandPath(), func(t *testing.T) {
+			check(t, append(append([]string(nil), path...), "zzqxw"), "")
+			check(t, append([]string{"help"}, append(append([]string(nil), path...), "zzqxw")...), "")
+			for _, sub := range g.Commands() {
+				if sub.Hidden || sub.Name() == "help" || len(sub.Name()) < 4 {
+					continue
+				}
+				// Drop the second letter: one edit away.
+				typo := sub.Name()[:1] + sub.Name()[2:]
+				check(t, append(append([]string(nil), path...), typo), sub.Name())
+			}
+		})
+	}
+	// The cases the issue reported.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hook", "stp"}, "stop"},
+		{[]string{"loop", "lst"}, "list"},
+		{[]string{"report", "progres"}, "progress"},
+		{[]string{"migrate", "stats"}, "status"},
+		{[]string{"knowledge", "lst"}, "list"},
+	} {
+		check(t, tt.args, tt.want)
+	}
+	// A group run bare still shows its help, and a known help topic too.
+	for _, args := range [][]string{{"loop"}, {"help", "loop", "stop"}} {
+		if res := orbit(t, env{}, args...); res.code != exitOK || !strings.Contains(res.stdout, "Usage:") {
+			t.Errorf("orbit %s: exit %d, stdout %q; want its help, exit 0", strings.Join(args, " "), res.code, res.stdout)
+		}
 	}
 }
