@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -259,7 +258,7 @@ func CreateContract(ctx context.Context, root string, c Contract) (string, error
 	if err != nil {
 		return "", err
 	}
-	unlock, err := flock.Path(ctx, loop.LockPath(path))
+	unlock, err := loop.Lock(ctx, root, path)
 	if err != nil {
 		return "", err
 	}

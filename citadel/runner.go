@@ -163,7 +163,7 @@ func (s *runState) adopt(ctx context.Context, now time.Time) error {
 		return err
 	}
 	s.path = RecordPath(s.r.Root, s.opts.Loop)
-	return loop.Edit(ctx, s.path, func(st *loop.State) error {
+	return loop.Edit(ctx, s.r.Root, s.path, func(st *loop.State) error {
 		status, err := RecordStatus(st)
 		if err != nil {
 			return err
@@ -365,7 +365,7 @@ func (s *runState) appendRun(ctx context.Context, run Run, step string) (current
 	}
 	bg := context.WithoutCancel(ctx)
 	now := s.r.Now()
-	err = loop.Edit(bg, s.path, func(st *loop.State) error {
+	err = loop.Edit(bg, s.r.Root, s.path, func(st *loop.State) error {
 		cur, err := RecordStatus(st)
 		if err != nil {
 			return err
@@ -417,7 +417,7 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 	}
 	now := s.r.Now()
 	var stoppedAt string
-	err := loop.Edit(ctx, s.path, func(st *loop.State) error {
+	err := loop.Edit(ctx, s.r.Root, s.path, func(st *loop.State) error {
 		cur, err := RecordStatus(st)
 		if err != nil {
 			return err

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -354,7 +353,7 @@ func readFrontMatter(path string) (frontMatter, error) {
 // .loop.json it removed, for the event.
 func teardownCavekit(ctx context.Context, root string, now time.Time) (json.RawMessage, error) {
 	path := filepath.Join(root, CavekitLoopFile)
-	unlock, err := flock.Path(ctx, loop.LockPath(path))
+	unlock, err := loop.Lock(ctx, root, path)
 	if err != nil {
 		return nil, err
 	}

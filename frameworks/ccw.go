@@ -252,8 +252,8 @@ func countJSONL(path string) (n int, bad []int, err error) {
 // stopCCW stops a loop in CCW's format: status failed with the shared word
 // and the reason in failure_reason (completed for done and
 // verifier-passed), completed_at and updated_at.
-func stopCCW(ctx context.Context, path, status, reason string, now time.Time) (from string, err error) {
-	err = loop.Edit(ctx, path, func(st *loop.State) error {
+func stopCCW(ctx context.Context, root, path, status, reason string, now time.Time) (from string, err error) {
+	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		from, _, _ = st.String("status")
 		if from == "completed" || from == "failed" || from == "user_exit" {
 			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, from, ErrAlreadyStopped)
@@ -281,8 +281,8 @@ func stopCCW(ctx context.Context, path, status, reason string, now time.Time) (f
 
 // setCCWStatus pauses (running -> paused) or resumes (paused -> running) a
 // loop, as CCW's dashboard does; the skill checks status before each action.
-func setCCWStatus(ctx context.Context, path, want, need string, now time.Time) (from string, err error) {
-	err = loop.Edit(ctx, path, func(st *loop.State) error {
+func setCCWStatus(ctx context.Context, root, path, want, need string, now time.Time) (from string, err error) {
+	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		from, _, _ = st.String("status")
 		if from != need {
 			return wrongState("%s is %s: only a %s loop can be %s", st.Path, from, need, verbed(want))

@@ -247,8 +247,8 @@ func daemonView(root, path string, o object) loop.View {
 
 // stopCitadel stops a record or the daemon in Citadel's format: status,
 // stoppedAt, stopReason, updatedAt (records only), as Citadel's stopLoop.
-func stopCitadel(ctx context.Context, path, status, reason string, now time.Time, daemon bool) (from string, err error) {
-	err = loop.Edit(ctx, path, func(st *loop.State) error {
+func stopCitadel(ctx context.Context, root, path, status, reason string, now time.Time, daemon bool) (from string, err error) {
+	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		if daemon {
 			from, _, _ = st.String("status")
 		} else if from, err = citadel.RecordStatus(st); err != nil {
@@ -275,8 +275,8 @@ func stopCitadel(ctx context.Context, path, status, reason string, now time.Time
 }
 
 // setCitadelStatus pauses or resumes a record: status and updatedAt.
-func setCitadelStatus(ctx context.Context, path, status string, allowed []string, now time.Time) (from string, err error) {
-	err = loop.Edit(ctx, path, func(st *loop.State) error {
+func setCitadelStatus(ctx context.Context, root, path, status string, allowed []string, now time.Time) (from string, err error) {
+	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		if from, err = citadel.RecordStatus(st); err != nil {
 			return err
 		}

@@ -232,8 +232,8 @@ func conductorTrackStatus(v *loop.View, top string) string {
 // loop_state.current_step COMPLETE, step_status PASSED_WITH_WARNINGS, a
 // warning saying why; orbit adds stop_reason (the shared word) and
 // stopped_at so the unified view shows why it ended.
-func stopConductor(ctx context.Context, path, status, reason string, now time.Time) (from string, err error) {
-	err = loop.Edit(ctx, path, func(st *loop.State) error {
+func stopConductor(ctx context.Context, root, path, status, reason string, now time.Time) (from string, err error) {
+	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		ts := loop.ISOTime(now)
 		lsRaw, ok := st.Raw("loop_state")
 		var ls *loop.State

@@ -80,16 +80,16 @@ func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) 
 	var err error
 	switch {
 	case v.Framework == loop.Citadel && v.Type == "daemon":
-		from, err = stopCitadel(ctx, path, status, reason, now, true)
+		from, err = stopCitadel(ctx, c.root(), path, status, reason, now, true)
 	case v.Framework == loop.Citadel:
-		from, err = stopCitadel(ctx, path, status, reason, now, false)
+		from, err = stopCitadel(ctx, c.root(), path, status, reason, now, false)
 	case v.Framework == loop.CCW:
-		from, err = stopCCW(ctx, path, status, reason, now)
+		from, err = stopCCW(ctx, c.root(), path, status, reason, now)
 	case v.Framework == loop.Cavekit:
 		from = "active"
 		data, err = teardownCavekit(ctx, c.root(), now)
 	case v.Framework == loop.Conductor:
-		from, err = stopConductor(ctx, path, status, reason, now)
+		from, err = stopConductor(ctx, c.root(), path, status, reason, now)
 	default:
 		err = fmt.Errorf("stop %s loops: %w", v.Framework, ErrNoControl)
 	}
@@ -162,13 +162,13 @@ func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reas
 		if kind == loop.EventResume {
 			allowed = []string{"paused", "needs-human-review"}
 		}
-		from, err = setCitadelStatus(ctx, path, status, allowed, now)
+		from, err = setCitadelStatus(ctx, c.root(), path, status, allowed, now)
 	case v.Framework == loop.CCW:
 		need, want := "running", "paused"
 		if kind == loop.EventResume {
 			need, want = "paused", "running"
 		}
-		from, err = setCCWStatus(ctx, path, want, need, now)
+		from, err = setCCWStatus(ctx, c.root(), path, want, need, now)
 	default:
 		return loop.Event{}, fmt.Errorf("%s %s: %s: %w (it has no paused state; pause and resume exist for CCW loops and Citadel records)",
 			v.Framework, v.ID, kind, ErrNoControl)

@@ -43,16 +43,15 @@ func Install(path string, old []byte, bin string) (out []byte, changes, warnings
 	} else if st, err = loop.ParseObject(path, "settings file", old); err != nil {
 		return nil, nil, nil, err
 	}
-	hooks := &loop.State{Path: path}
 	if raw, ok := st.Raw("hooks"); ok && string(raw) != "null" {
-		if hooks, err = loop.ParseObject(path, "settings file", raw); err != nil {
+		if len(raw) == 0 || raw[0] != '{' {
 			return nil, nil, nil, fmt.Errorf("%s: \"hooks\" must be an object, not %s", path, cutJSON(raw))
 		}
 	}
 	for _, ev := range Events {
 		want := bin + " hook " + ev.Sub
 		var groups []json.RawMessage
-		if raw, ok := hooks.Raw(ev.Event); ok && string(raw) != "null" {
+		if raw, ok := st.RawAt("hooks", ev.Event); ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &groups); err != nil {
 				return nil, nil, nil, fmt.Errorf("%s: hooks.%s must be an array: %v", path, ev.Event, err)
 			}
@@ -78,18 +77,24 @@ func Install(path string, old []byte, bin string) (out []byte, changes, warnings
 		if found {
 			continue
 		}
-		g, _ := json.Marshal(matcherGroup{Hooks: []hookEntry{{Type: "command", Command: want, Timeout: Timeout}}})
-		groups = append(groups, g)
-		if err := hooks.Set(ev.Event, groups); err != nil {
+		g := matcherGroup{Hooks: []hookEntry{{Type: "command", Command: want, Timeout: Timeout}}}
+		if raw, ok := st.Raw("hooks"); !ok || string(raw) == "null" {
+			if err := st.Set("hooks", map[string]any{}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if raw, ok := st.RawAt("hooks", ev.Event); ok && string(raw) != "null" {
+			err = st.AppendAt([]string{"hooks", ev.Event}, g)
+		} else {
+			err = st.SetAt([]string{"hooks", ev.Event}, []matcherGroup{g})
+		}
+		if err != nil {
 			return nil, nil, nil, err
 		}
 		changes = append(changes, fmt.Sprintf("added hooks.%s: %s (timeout %ds)", ev.Event, want, Timeout))
 	}
 	if len(changes) == 0 {
 		return old, nil, warnings, nil
-	}
-	if err := st.SetRaw("hooks", hooks.Bytes()); err != nil {
-		return nil, nil, nil, err
 	}
 	return st.Bytes(), changes, warnings, nil
 }

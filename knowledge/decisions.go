@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/orbit-loop/orbit/jsonedit"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -226,51 +227,51 @@ func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Prob
 		tr.Rejected++
 		return tr, nil, probs
 	}
-	lines := newLineIndex(data)
-	root, err := parseJSON(data)
+	lines := jsonedit.NewLines(data)
+	root, err := jsonedit.Parse(data)
 	if err != nil {
-		je := err.(*jsonError)
-		l := lines.line(je.Offset)
+		je := err.(*jsonedit.SyntaxError)
+		l := lines.Line(je.Offset)
 		probs = append(probs, Problem{File: rel, Line: l, LineEnd: l, Severity: SevError, Code: journal.CodeJSON,
-			Message: fmt.Sprintf("column %d: not valid JSON: %s; its decisions are not imported", lines.col(je.Offset), je.Msg)})
+			Message: fmt.Sprintf("column %d: not valid JSON: %s; its decisions are not imported", lines.Col(je.Offset), je.Msg)})
 		tr.Rejected++
 		return tr, nil, probs
 	}
-	if root.kind != '{' {
-		bad(1, "", "metadata.json is %s, not an object", kindName(root))
+	if root.Kind != '{' {
+		bad(1, "", "metadata.json is %s, not an object", jsonedit.KindName(root))
 		return tr, nil, probs
 	}
-	if t := strings.TrimSpace(root.get("track_id").str(data)); t != "" {
+	if t := strings.TrimSpace(root.Get("track_id").Str(data)); t != "" {
 		tr.Track = t
 	}
-	var items []*node
-	for _, arr := range []*node{root.get("autonomous_decisions"), root.get("loop_state").get("autonomous_decisions")} {
+	var items []*jsonedit.Node
+	for _, arr := range []*jsonedit.Node{root.Get("autonomous_decisions"), root.Get("loop_state").Get("autonomous_decisions")} {
 		switch {
-		case arr == nil || arr.kind == 'n':
-		case arr.kind != '[':
-			bad(lines.line(arr.start), "", "autonomous_decisions is %s, not an array", kindName(arr))
+		case arr == nil || arr.Kind == 'n':
+		case arr.Kind != '[':
+			bad(lines.Line(arr.Start), "", "autonomous_decisions is %s, not an array", jsonedit.KindName(arr))
 		default:
-			items = append(items, arr.elems...)
+			items = append(items, arr.Elems...)
 		}
 	}
 	var out []candidateDecision
 	for i, it := range items {
-		line := lines.line(it.start)
+		line := lines.Line(it.Start)
 		id := "conductor-" + tr.Track + "-" + strconv.Itoa(i+1)
 		tr.Decisions++
-		if it.kind != '{' {
-			bad(line, id, "autonomous decision %d is %s, not an object", i+1, kindName(it))
+		if it.Kind != '{' {
+			bad(line, id, "autonomous decision %d is %s, not an object", i+1, jsonedit.KindName(it))
 			continue
 		}
-		typ := strings.TrimSpace(text(data, it.get("type")))
+		typ := strings.TrimSpace(text(data, it.Get("type")))
 		m, ok := typeMap[typ]
 		if !ok {
 			bad(line, id, "type %q is not a conductor decision type (allowed: %s)", typ, strings.Join(DecisionTypes, ", "))
 			continue
 		}
-		decided := strings.TrimSpace(text(data, it.get("decision")))
-		ctxText := strings.TrimSpace(text(data, it.get("context")))
-		reasoning := strings.TrimSpace(text(data, it.get("reasoning")))
+		decided := strings.TrimSpace(text(data, it.Get("decision")))
+		ctxText := strings.TrimSpace(text(data, it.Get("context")))
+		reasoning := strings.TrimSpace(text(data, it.Get("reasoning")))
 		input := decided
 		if input == "" {
 			input = ctxText
@@ -282,7 +283,7 @@ func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Prob
 		tier := mapTier(decided, m.tier)
 		d := conductorDecision{
 			Decision: journal.Decision{
-				ID: id, Iteration: 0, TS: strings.TrimSpace(text(data, it.get("timestamp"))),
+				ID: id, Iteration: 0, TS: strings.TrimSpace(text(data, it.Get("timestamp"))),
 				Tier: tier, Depth: m.depth, Category: m.category, Input: input,
 				Decision: mapDecision(decided, tier), Reason: reasoning, Verification: journal.OutcomePending,
 				Retrograde: journal.Retrograde{Outcome: journal.OutcomeNA}, Requestor: "conductor", Context: ctxText,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/orbit-loop/orbit/jsonedit"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -150,27 +151,20 @@ func nextID(es []Entry) string {
 	return fmt.Sprintf("err-%03d", n+1)
 }
 
-// kv is a JSON member to write, its value already encoded.
-type kv struct {
-	key, val string
-}
-
+// jsonValue encodes v as the knowledge files hold it.
 func jsonValue(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return strings.TrimSuffix(b.String(), "\n")
+	b, _ := jsonedit.Marshal(v)
+	return string(b)
 }
 
 // newEntryFields lays out a new entry in a registry's shape.
-func newEntryFields(shape, id, today string, r AddRequest) []kv {
-	var out []kv
+func newEntryFields(shape, id, today string, r AddRequest) []jsonedit.KV {
+	var out []jsonedit.KV
 	add := func(key string, v any, always bool) {
 		if s, ok := v.(string); ok && s == "" && !always {
 			return
 		}
-		out = append(out, kv{key, jsonValue(v)})
+		out = append(out, jsonedit.KV{Key: key, Val: jsonValue(v)})
 	}
 	switch shape {
 	case ShapeFreeForm:
@@ -198,7 +192,7 @@ func newEntryFields(shape, id, today string, r AddRequest) []kv {
 		add("problem", r.Problem, false)
 		add("solution", r.Solution, true)
 		add("code_fix", r.CodeFix, false)
-		out = append(out, kv{"occurrences", "1"})
+		out = append(out, jsonedit.KV{Key: "occurrences", Val: "1"})
 		add("last_seen", today, true)
 		add("discovered_in", r.Track, false)
 	}
@@ -207,7 +201,7 @@ func newEntryFields(shape, id, today string, r AddRequest) []kv {
 
 // appendEntry returns the document with a new object at the end of the
 // errors array, laid out like its neighbours, and the new entry's line.
-func (r *registry) appendEntry(fields []kv) ([]byte, int, error) {
+func (r *registry) appendEntry(fields []jsonedit.KV) ([]byte, int, error) {
 	d := r.data
 	arr := r.arr
 	if !bytes.Contains(bytes.TrimSpace(d), []byte("\n")) {
@@ -215,14 +209,14 @@ func (r *registry) appendEntry(fields []kv) ([]byte, int, error) {
 		// out as JSON.stringify(errors, null, 2) does.
 		obj := renderObject(fields, "", "", ": ", false)
 		var ins string
-		if len(arr.elems) == 0 {
+		if len(arr.Elems) == 0 {
 			ins = obj
 		} else {
 			ins = "," + obj
 		}
-		at := arr.end - 1
-		if len(arr.elems) > 0 {
-			at = arr.elems[len(arr.elems)-1].end
+		at := arr.End - 1
+		if len(arr.Elems) > 0 {
+			at = arr.Elems[len(arr.Elems)-1].End
 		}
 		doc := slices.Concat(d[:at], []byte(ins), d[at:])
 		var b bytes.Buffer
@@ -235,34 +229,34 @@ func (r *registry) appendEntry(fields []kv) ([]byte, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("knowledge: add: %w", err)
 		}
-		last := reg.arr.elems[len(reg.arr.elems)-1]
-		return out, reg.lines.line(last.start), nil
+		last := reg.arr.Elems[len(reg.arr.Elems)-1]
+		return out, reg.lines.Line(last.Start), nil
 	}
-	unit := r.indentUnit()
+	unit := jsonedit.IndentUnit(r.data, r.root)
 	sep := r.separator()
 	var elemIndent, ins string
 	var at, end int
-	if len(arr.elems) > 0 {
-		last := arr.elems[len(arr.elems)-1]
-		elemIndent = r.indentOf(arr.elems[0].start)
+	if len(arr.Elems) > 0 {
+		last := arr.Elems[len(arr.Elems)-1]
+		elemIndent = jsonedit.IndentOf(r.data, arr.Elems[0].Start)
 		obj := renderObject(fields, elemIndent, unit, sep, true)
-		at, end = last.end, last.end
+		at, end = last.End, last.End
 		ins = ",\n" + elemIndent + obj
 	} else {
-		close := r.indentOf(arr.start)
+		close := jsonedit.IndentOf(r.data, arr.Start)
 		elemIndent = close + unit
 		obj := renderObject(fields, elemIndent, unit, sep, true)
-		at, end = arr.start, arr.end
+		at, end = arr.Start, arr.End
 		ins = "[\n" + elemIndent + obj + "\n" + close + "]"
 	}
 	out := slices.Concat(d[:at], []byte(ins), d[end:])
-	line := r.lines.line(at) + strings.Count(ins[:strings.IndexByte(ins, '{')], "\n")
+	line := r.lines.Line(at) + strings.Count(ins[:strings.IndexByte(ins, '{')], "\n")
 	return out, line, nil
 }
 
 // renderObject writes an object: on several lines, each member at
 // indent+unit, or on one line.
-func renderObject(fields []kv, indent, unit, sep string, multiline bool) string {
+func renderObject(fields []jsonedit.KV, indent, unit, sep string, multiline bool) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, f := range fields {
@@ -272,9 +266,9 @@ func renderObject(fields []kv, indent, unit, sep string, multiline bool) string 
 		if multiline {
 			b.WriteString("\n" + indent + unit)
 		}
-		b.WriteString(jsonValue(f.key))
+		b.WriteString(jsonValue(f.Key))
 		b.WriteString(sep)
-		b.WriteString(f.val)
+		b.WriteString(f.Val)
 	}
 	if multiline {
 		b.WriteString("\n" + indent)
@@ -283,140 +277,26 @@ func renderObject(fields []kv, indent, unit, sep string, multiline bool) string 
 	return b.String()
 }
 
-// indentOf returns the whitespace before off on its line, or "" when
-// something else precedes it there.
-func (r *registry) indentOf(off int) string {
-	start := off
-	for start > 0 && r.data[start-1] != '\n' {
-		start--
-	}
-	ws := r.data[start:off]
-	if len(bytes.Trim(ws, " \t")) > 0 {
-		return ""
-	}
-	return string(ws)
-}
-
-// indentUnit is the file's indentation step: the indentation of the root
-// object's first member on its own line, else two spaces (what the seed's
-// JSON.stringify(errors, null, 2) writes).
-func (r *registry) indentUnit() string {
-	if r.root.kind == '{' && len(r.root.members) > 0 {
-		if ind := r.indentOf(r.root.members[0].keyStart); ind != "" {
-			return ind
-		}
-	}
-	if r.root.kind == '[' && len(r.root.elems) > 0 {
-		if ind := r.indentOf(r.root.elems[0].start); ind != "" {
-			return ind
-		}
-	}
-	return "  "
-}
-
 // separator is what the file writes between a key and its value.
 func (r *registry) separator() string {
-	var first *member
-	if r.root.kind == '{' && len(r.root.members) > 0 {
-		first = &r.root.members[0]
+	var first *jsonedit.Member
+	if r.root.Kind == '{' && len(r.root.Members) > 0 {
+		first = &r.root.Members[0]
 	}
 	for _, n := range r.nodes {
-		if n != nil && len(n.members) > 0 {
-			first = &n.members[0]
+		if n != nil && len(n.Members) > 0 {
+			first = &n.Members[0]
 			break
 		}
 	}
 	if first == nil {
 		return ": "
 	}
-	sep := string(r.data[first.keyEnd:first.val.start])
+	sep := string(r.data[first.KeyEnd:first.Val.Start])
 	if strings.TrimSpace(sep) != ":" || strings.Contains(sep, "\n") {
 		return ": "
 	}
 	return sep
-}
-
-// edit replaces data[start:end] with text.
-type edit struct {
-	start, end int
-	text       string
-}
-
-// apply makes non-overlapping edits.
-func apply(data []byte, edits []edit) []byte {
-	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
-	var b bytes.Buffer
-	b.Grow(len(data) + 64*len(edits))
-	prev := 0
-	for _, e := range edits {
-		b.Write(data[prev:e.start])
-		b.WriteString(e.text)
-		prev = e.end
-	}
-	b.Write(data[prev:])
-	return b.Bytes()
-}
-
-// setMembers returns the edits that give obj the members: values replaced
-// in place, missing members added after the last one, laid out like it.
-func (r *registry) setMembers(obj *node, set []kv) []edit {
-	var edits []edit
-	var missing []kv
-	for _, f := range set {
-		if v := obj.get(f.key); v != nil {
-			if string(r.data[v.start:v.end]) != f.val {
-				edits = append(edits, edit{v.start, v.end, f.val})
-			}
-			continue
-		}
-		missing = append(missing, f)
-	}
-	if len(missing) == 0 {
-		return edits
-	}
-	var b strings.Builder
-	if len(obj.members) == 0 {
-		for i, f := range missing {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(jsonValue(f.key) + ": " + f.val)
-		}
-		return append(edits, edit{obj.start + 1, obj.start + 1, b.String()})
-	}
-	last := obj.members[len(obj.members)-1]
-	sep := string(r.data[last.keyEnd:last.val.start])
-	if strings.TrimSpace(sep) != ":" || strings.Contains(sep, "\n") {
-		sep = ": "
-	}
-	lead := " "
-	if ind := r.indentOf(last.keyStart); ind != "" || r.onOwnLine(last.keyStart) {
-		lead = "\n" + ind
-	} else if len(obj.members) > 1 {
-		prev := obj.members[len(obj.members)-2]
-		between := r.data[prev.val.end:last.keyStart]
-		if i := bytes.IndexByte(between, ','); i >= 0 && len(bytes.Trim(between[i+1:], " \t")) == 0 {
-			lead = string(between[i+1:])
-		}
-	}
-	for _, f := range missing {
-		b.WriteString("," + lead + jsonValue(f.key) + sep + f.val)
-	}
-	return append(edits, edit{last.val.end, last.val.end, b.String()})
-}
-
-// onOwnLine reports whether only whitespace precedes off on its line.
-func (r *registry) onOwnLine(off int) bool {
-	for i := off - 1; i >= 0; i-- {
-		switch r.data[i] {
-		case '\n':
-			return true
-		case ' ', '\t':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // ExportOptions tune Export.
@@ -531,21 +411,21 @@ func (k *Index) exportFile(ctx context.Context, app *journal.Appender, st fileSt
 	if err != nil {
 		return ef, false, err
 	}
-	var edits []edit
+	var edits []jsonedit.Edit
 	for i, e := range reg.entries {
 		r, ok := byKey[e.Key]
 		if !ok || reg.nodes[i] == nil {
 			continue
 		}
-		set := []kv{{"occurrences", strconv.FormatInt(r.Occurrences, 10)}}
+		set := []jsonedit.KV{{Key: "occurrences", Val: strconv.FormatInt(r.Occurrences, 10)}}
 		if r.LastSeen != "" {
-			set = append(set, kv{"last_seen", jsonValue(r.LastSeen)})
+			set = append(set, jsonedit.KV{Key: "last_seen", Val: jsonValue(r.LastSeen)})
 		}
-		edits = append(edits, reg.setMembers(reg.nodes[i], set)...)
+		edits = append(edits, jsonedit.SetMembers(reg.data, reg.root, reg.nodes[i], set)...)
 		ef.Updated++
 		ef.Hits += r.Pending
 	}
-	out := apply(data, edits)
+	out := jsonedit.Apply(data, edits)
 	after := sha(out)
 	ef.Unchanged = after == before
 	if opts.DryRun {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/orbit-loop/orbit/jsonedit"
 	"os"
 	"regexp"
 	"strings"
@@ -11,115 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 )
-
-func TestParseJSON(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		wantErr string // substring; "" for valid
-		offset  int
-	}{
-		{"object", `{"a": [1, -2.5e3, true, false, null, "x\u00e9\n"]}`, "", 0},
-		{"bom", "\ufeff{}", "", 0},
-		{"nested", `[[[[{}]]]]`, "", 0},
-		{"trailing comma", `{"a": 1,}`, "expecting a string key", 8},
-		{"missing colon", `{"a" 1}`, "expecting ':'", 5},
-		{"unterminated string", `{"a": "b`, "end of file in a string", 8},
-		{"control char", "{\"a\": \"b\tc\"}", "control character", 8},
-		{"bad escape", `"\x"`, "invalid escape", 2},
-		{"leading zero", `01`, "after the top-level value", 1},
-		{"garbage after", `{} {}`, "after the top-level value", 3},
-		{"empty", ``, "end of file", 0},
-		{"bare word", `undefined`, "expecting a value", 0},
-		{"number no digits", `-`, "invalid number", 1},
-		{"exponent no digits", `1e+`, "exponent", 3},
-		{"too deep", strings.Repeat("[", maxDepth+2), "nested more than", maxDepth + 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := parseJSON([]byte(tt.in))
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("parseJSON(%q) = %v; want success", tt.in, err)
-				}
-				if got := tt.in[n.start:n.end]; strings.TrimPrefix(tt.in, "\ufeff") != got {
-					t.Errorf("span = %q; want the whole document", got)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("parseJSON(%q) succeeded; want an error containing %q", tt.in, tt.wantErr)
-			}
-			je := err.(*jsonError)
-			if !strings.Contains(je.Msg, tt.wantErr) || je.Offset != tt.offset {
-				t.Errorf("parseJSON(%q) = %q at %d; want %q at %d", tt.in, je.Msg, je.Offset, tt.wantErr, tt.offset)
-			}
-		})
-	}
-}
-
-func TestParseJSONSpans(t *testing.T) {
-	doc := []byte("{\n  \"errors\": [\n    {\"id\": \"e\\u0031\", \"n\": 2},\n    {\"id\": \"x\"}\n  ],\n  \"id\": 1,\n  \"id\": 2\n}")
-	root, err := parseJSON(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arr := root.get("errors")
-	if got := string(doc[arr.elems[0].start:arr.elems[0].end]); got != `{"id": "e\u0031", "n": 2}` {
-		t.Errorf("first element span = %s", got)
-	}
-	if got := arr.elems[0].get("id").str(doc); got != "e1" {
-		t.Errorf("decoded id = %q; want e1", got)
-	}
-	if got := string(doc[root.get("id").start:root.get("id").end]); got != "2" {
-		t.Errorf("repeated key: got %s; want the last value, 2", got)
-	}
-	li := newLineIndex(doc)
-	if got := li.line(arr.elems[1].start); got != 4 {
-		t.Errorf("line of the second element = %d; want 4", got)
-	}
-}
-
-// FuzzParseJSON checks the span parser against encoding/json: it accepts
-// exactly the valid documents, and every string it decodes is what
-// encoding/json decodes.
-func FuzzParseJSON(f *testing.F) {
-	for _, s := range []string{`{"errors": []}`, `{"a": "\ud83d\ude00", "b": [1, 2.5, -0e1]}`, `[`, `"\u12"`, `{"a":1}x`, "\"\xff\"", `[[],{}]`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		n, err := parseJSON(data)
-		if valid := json.Valid(data); (err == nil) != valid {
-			t.Fatalf("parseJSON(%q) error = %v; json.Valid = %v", data, err, valid)
-		}
-		if err != nil {
-			if je := err.(*jsonError); je.Offset < 0 || je.Offset > len(data) {
-				t.Fatalf("error offset %d outside the document of %d bytes", je.Offset, len(data))
-			}
-			return
-		}
-		var walk func(n *node)
-		walk = func(n *node) {
-			if !json.Valid(data[n.start:n.end]) {
-				t.Fatalf("span %q is not a JSON value", data[n.start:n.end])
-			}
-			if n.kind == '"' {
-				var want string
-				json.Unmarshal(data[n.start:n.end], &want)
-				if got := n.str(data); got != want {
-					t.Fatalf("decoded %q; encoding/json decodes %q", got, want)
-				}
-			}
-			for _, m := range n.members {
-				walk(m.val)
-			}
-			for _, e := range n.elems {
-				walk(e)
-			}
-		}
-		walk(n)
-	})
-}
 
 func TestClassify(t *testing.T) {
 	tests := []struct {
@@ -441,13 +333,13 @@ func FuzzParseRegistry(f *testing.F) {
 				t.Fatalf("solution %q is not UTF-8", e.Solution)
 			}
 		}
-		var edits []edit
+		var edits []jsonedit.Edit
 		for i, n := range reg.nodes {
 			if n != nil {
-				edits = append(edits, reg.setMembers(n, []kv{{"occurrences", fmt.Sprint(i + 7)}, {"last_seen", `"2026-03-09"`}})...)
+				edits = append(edits, jsonedit.SetMembers(reg.data, reg.root, n, []jsonedit.KV{{Key: "occurrences", Val: fmt.Sprint(i + 7)}, {Key: "last_seen", Val: `"2026-03-09"`}})...)
 			}
 		}
-		out := apply(data, edits)
+		out := jsonedit.Apply(data, edits)
 		if !json.Valid(bytes.TrimPrefix(out, []byte("\ufeff"))) {
 			t.Fatalf("edited document is not valid JSON:\n%s", out)
 		}

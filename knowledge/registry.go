@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/orbit-loop/orbit/jsonedit"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,16 +79,16 @@ func (e *Entry) analyse() {
 // entries with their nodes, so that an edit rewrites only what it changes.
 type registry struct {
 	data  []byte
-	lines lineIndex
-	root  *node
+	lines jsonedit.Lines
+	root  *jsonedit.Node
 	// arr is the errors array: root["errors"], or root itself when the
 	// file is a bare array.
-	arr     *node
+	arr     *jsonedit.Node
 	shape   string
 	entries []Entry
 	// nodes[i] is the object of entries[i] (nil when the element is not an
 	// object).
-	nodes []*node
+	nodes []*jsonedit.Node
 	// problems are located remarks about the file and its entries.
 	problems []Problem
 }
@@ -96,35 +97,35 @@ type registry struct {
 // registry at all (not JSON, no errors array); remarks about single entries
 // are in problems.
 func parseRegistry(path string, data []byte) (*registry, error) {
-	r := &registry{data: data, lines: newLineIndex(data)}
-	root, err := parseJSON(data)
+	r := &registry{data: data, lines: jsonedit.NewLines(data)}
+	root, err := jsonedit.Parse(data)
 	if err != nil {
-		je := err.(*jsonError)
-		return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %s", path, r.lines.line(je.Offset), r.lines.col(je.Offset), je.Msg)
+		je := err.(*jsonedit.SyntaxError)
+		return nil, fmt.Errorf("%s:%d:%d: not valid JSON: %s", path, r.lines.Line(je.Offset), r.lines.Col(je.Offset), je.Msg)
 	}
 	r.root = root
-	switch root.kind {
+	switch root.Kind {
 	case '[':
 		r.arr = root
 	case '{':
-		r.arr = root.get("errors")
+		r.arr = root.Get("errors")
 		if r.arr == nil {
 			return nil, fmt.Errorf("%s:1: no \"errors\" array (an errors.json is {\"version\": 1, \"errors\": [...]})", path)
 		}
-		if r.arr.kind != '[' {
-			return nil, fmt.Errorf("%s:%d: \"errors\" is %s, not an array", path, r.lines.line(r.arr.start), kindName(r.arr))
+		if r.arr.Kind != '[' {
+			return nil, fmt.Errorf("%s:%d: \"errors\" is %s, not an array", path, r.lines.Line(r.arr.Start), jsonedit.KindName(r.arr))
 		}
 	default:
-		return nil, fmt.Errorf("%s:1: the file is %s, not an object with an \"errors\" array", path, kindName(root))
+		return nil, fmt.Errorf("%s:1: the file is %s, not an object with an \"errors\" array", path, jsonedit.KindName(root))
 	}
 	seen := map[string]int{}
 	votes := map[string]int{}
 	last := ""
-	for i, el := range r.arr.elems {
-		line := r.lines.line(el.start)
-		if el.kind != '{' {
+	for i, el := range r.arr.Elems {
+		line := r.lines.Line(el.Start)
+		if el.Kind != '{' {
 			r.problems = append(r.problems, Problem{File: path, Line: line, LineEnd: line, Severity: SevError, Code: "not-object",
-				Message: fmt.Sprintf("errors[%d] is %s, not an object; skipped", i, kindName(el))})
+				Message: fmt.Sprintf("errors[%d] is %s, not an object; skipped", i, jsonedit.KindName(el))})
 			r.nodes = append(r.nodes, nil)
 			continue
 		}
@@ -156,44 +157,44 @@ func parseRegistry(path string, data []byte) (*registry, error) {
 }
 
 // entry reads one element of the errors array.
-func (r *registry) entry(path string, el *node, ordinal int) Entry {
+func (r *registry) entry(path string, el *jsonedit.Node, ordinal int) Entry {
 	d := r.data
-	e := Entry{Ordinal: ordinal, Line: r.lines.line(el.start), Kind: KindError, Raw: string(d[el.start:el.end])}
-	if id := el.get("id"); id != nil {
+	e := Entry{Ordinal: ordinal, Line: r.lines.Line(el.Start), Kind: KindError, Raw: string(d[el.Start:el.End])}
+	if id := el.Get("id"); id != nil {
 		e.Key = strings.TrimSpace(text(d, id))
 	}
 	e.Name = e.Key
-	pat := el.get("pattern")
+	pat := el.Get("pattern")
 	if pat == nil {
-		pat = el.get("regex")
+		pat = el.Get("regex")
 	}
 	switch {
-	case pat == nil || pat.kind == 'n':
-	case pat.kind == '"':
-		e.Pattern, e.HasPattern = pat.str(d), true
+	case pat == nil || pat.Kind == 'n':
+	case pat.Kind == '"':
+		e.Pattern, e.HasPattern = pat.Str(d), true
 	default:
-		e.Pattern, e.HasPattern = string(d[pat.start:pat.end]), true
+		e.Pattern, e.HasPattern = string(d[pat.Start:pat.End]), true
 	}
-	e.Category = text(d, el.get("category"))
+	e.Category = text(d, el.Get("category"))
 	e.Track = firstText(d, el, "discovered_in", "track")
 	e.Symptom = joinText(d, el, "symptom", "problem", "error", "context")
 	e.Solution = firstText(d, el, "solution", "resolution", "fix")
-	e.CodeFix = text(d, el.get("code_fix"))
-	if o := el.get("occurrences"); o != nil && (o.kind == '0' || o.kind == '"') {
-		num := string(d[o.start:o.end])
-		if o.kind == '"' {
-			num = strings.TrimSpace(o.str(d))
+	e.CodeFix = text(d, el.Get("code_fix"))
+	if o := el.Get("occurrences"); o != nil && (o.Kind == '0' || o.Kind == '"') {
+		num := string(d[o.Start:o.End])
+		if o.Kind == '"' {
+			num = strings.TrimSpace(o.Str(d))
 		}
 		if v, err := strconv.ParseFloat(num, 64); err == nil && v >= 0 && v < 1<<53 {
 			e.Occurrences = int64(v)
 		}
 	}
-	e.LastSeen = text(d, el.get("last_seen"))
+	e.LastSeen = text(d, el.Get("last_seen"))
 	e.Shape = entryShape(el)
 	e.analyse()
 	// A pattern that is not a string is refused whatever it compiles to.
-	if pat != nil && pat.kind != '"' && pat.kind != 'n' {
-		e.State, e.StateWhy, e.Reqs, e.Specificity = StateInvalid, fmt.Sprintf("pattern is %s, not a string", kindName(pat)), nil, 0
+	if pat != nil && pat.Kind != '"' && pat.Kind != 'n' {
+		e.State, e.StateWhy, e.Reqs, e.Specificity = StateInvalid, fmt.Sprintf("pattern is %s, not a string", jsonedit.KindName(pat)), nil, 0
 	}
 	return e
 }
@@ -213,13 +214,13 @@ func (e *Entry) remarks(path string) []Problem {
 }
 
 // entryShape says which known shape an entry's keys follow.
-func entryShape(el *node) string {
+func entryShape(el *jsonedit.Node) string {
 	switch {
-	case el.has("symptom") || el.has("resolution"):
+	case el.Has("symptom") || el.Has("resolution"):
 		return ShapeFreeForm
-	case el.has("occurrences") || el.has("problem") || el.has("context") || el.has("code_fix") || el.has("category"):
+	case el.Has("occurrences") || el.Has("problem") || el.Has("context") || el.Has("code_fix") || el.Has("category"):
 		return ShapeTemplate
-	case el.has("pattern") && el.has("solution"):
+	case el.Has("pattern") && el.Has("solution"):
 		return ShapeLoopFixer
 	}
 	return ShapeUnknown
@@ -227,18 +228,18 @@ func entryShape(el *node) string {
 
 // text renders a field as text: a string as itself, an array of strings
 // joined by "; ", anything else as its JSON; "" for null or absent.
-func text(d []byte, n *node) string {
+func text(d []byte, n *jsonedit.Node) string {
 	if n == nil {
 		return ""
 	}
-	switch n.kind {
+	switch n.Kind {
 	case '"':
-		return n.str(d)
+		return n.Str(d)
 	case 'n':
 		return ""
 	case '[':
-		parts := make([]string, 0, len(n.elems))
-		for _, el := range n.elems {
+		parts := make([]string, 0, len(n.Elems))
+		for _, el := range n.Elems {
 			if t := text(d, el); t != "" {
 				parts = append(parts, t)
 			}
@@ -246,25 +247,25 @@ func text(d []byte, n *node) string {
 		return strings.Join(parts, "; ")
 	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, d[n.start:n.end]); err != nil {
-		return string(d[n.start:n.end])
+	if err := json.Compact(&b, d[n.Start:n.End]); err != nil {
+		return string(d[n.Start:n.End])
 	}
 	return b.String()
 }
 
-func firstText(d []byte, el *node, keys ...string) string {
+func firstText(d []byte, el *jsonedit.Node, keys ...string) string {
 	for _, k := range keys {
-		if t := text(d, el.get(k)); t != "" {
+		if t := text(d, el.Get(k)); t != "" {
 			return t
 		}
 	}
 	return ""
 }
 
-func joinText(d []byte, el *node, keys ...string) string {
+func joinText(d []byte, el *jsonedit.Node, keys ...string) string {
 	var parts []string
 	for _, k := range keys {
-		if t := strings.TrimSpace(text(d, el.get(k))); t != "" && !slices.Contains(parts, t) {
+		if t := strings.TrimSpace(text(d, el.Get(k))); t != "" && !slices.Contains(parts, t) {
 			parts = append(parts, t)
 		}
 	}

@@ -3,6 +3,8 @@ package loop
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,23 +15,28 @@ import (
 
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/jsonedit"
 )
 
 // ErrNoState reports that the project has no state file (no loop started).
 var ErrNoState = errors.New("no loop state file")
 
-// field is one top-level member of the state object, its value kept raw.
-type field struct {
-	key string
-	raw json.RawMessage
+// State is a JSON object file that orbit edits in place (the ORBIT loop
+// state file, the frameworks' loop records): setting or deleting a field
+// changes the bytes of that field only, and every other byte (other
+// fields, their order, blank lines, inline objects, indentation) stays as
+// it was. The zero State (a Path alone) is a new, empty object.
+type State struct {
+	Path string
+	doc  *jsonedit.Doc
 }
 
-// State is the ORBIT loop state file as an ordered object: reading and
-// writing it back changes only the fields set, keeps the others' values and
-// their order.
-type State struct {
-	Path   string
-	fields []field
+// d is the state's document, an empty object when new.
+func (s *State) d() *jsonedit.Doc {
+	if s.doc == nil {
+		s.doc, _ = jsonedit.ParseDoc([]byte("{}\n"))
+	}
+	return s.doc
 }
 
 // ReadState reads the state file at path. A missing file is ErrNoState; a
@@ -53,8 +60,7 @@ func ParseState(path string, data []byte) (*State, error) {
 // ParseObject parses any JSON object into an ordered State; what names the
 // kind of file in errors ("settings file").
 func ParseObject(path, what string, data []byte) (*State, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 	fail := func(err error) error {
 		// The decoder's offsets are relative to what each call saw; a
 		// whole-document parse gives the position in the file.
@@ -78,18 +84,14 @@ func ParseObject(path, what string, data []byte) (*State, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fail(fmt.Errorf("want a JSON object"))
 	}
-	s := &State{Path: path}
 	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+		if _, err := dec.Token(); err != nil {
 			return nil, fail(err)
 		}
-		key := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, fail(err)
 		}
-		s.set(key, raw)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, fail(err)
@@ -97,7 +99,11 @@ func ParseObject(path, what string, data []byte) (*State, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fail(fmt.Errorf("unexpected data after the object"))
 	}
-	return s, nil
+	doc, err := jsonedit.ParseDoc(data)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &State{Path: path, doc: doc}, nil
 }
 
 // Position is the line and column (from 1) of the byte at offset off in data.
@@ -114,33 +120,38 @@ func Position(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-func (s *State) set(key string, raw json.RawMessage) {
-	for i := range s.fields {
-		if s.fields[i].key == key {
-			s.fields[i].raw = raw
-			return
-		}
-	}
-	s.fields = append(s.fields, field{key: key, raw: raw})
-}
-
 func (s *State) get(key string) (json.RawMessage, bool) {
-	for _, f := range s.fields {
-		if f.key == key {
-			return f.raw, true
-		}
-	}
-	return nil, false
+	raw, ok := s.d().Raw(key)
+	return json.RawMessage(raw), ok
 }
 
-// Set sets a field to v, keeping its place (new fields go last). v is
-// encoded as Marshal does ("<promise>" stays greppable).
-func (s *State) Set(key string, v any) error {
+// Set sets a field to v, keeping its place (new fields go last, laid out
+// like the one before). v is encoded as Marshal does ("<promise>" stays
+// greppable).
+func (s *State) Set(key string, v any) error { return s.SetAt([]string{key}, v) }
+
+// SetAt sets the field at path (keys from the top; the objects on the way
+// must exist) to v.
+func (s *State) SetAt(path []string, v any) error {
 	raw, err := Marshal(v)
 	if err != nil {
-		return fmt.Errorf("set %s in %s: %w", key, s.Path, err)
+		return fmt.Errorf("set %s in %s: %w", strings.Join(path, "."), s.Path, err)
 	}
-	s.set(key, raw)
+	if err := s.d().Set(path, raw); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return nil
+}
+
+// AppendAt appends v to the array at path, laid out like its elements.
+func (s *State) AppendAt(path []string, v any) error {
+	raw, err := Marshal(v)
+	if err != nil {
+		return fmt.Errorf("append to %s in %s: %w", strings.Join(path, "."), s.Path, err)
+	}
+	if err := s.d().Append(path, raw); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
 	return nil
 }
 
@@ -170,48 +181,33 @@ func (s *State) Bool(key string) (v bool, ok bool, err error) {
 
 // String reads a string field.
 func (s *State) String(key string) (v string, ok bool, err error) {
-	raw, found := s.get(key)
+	return s.StringAt(key)
+}
+
+// StringAt reads the string field at path.
+func (s *State) StringAt(path ...string) (v string, ok bool, err error) {
+	raw, found := s.RawAt(path...)
 	if !found || string(raw) == "null" {
 		return "", false, nil
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false, fmt.Errorf("%s: %s is %s, want a string", s.Path, key, raw)
+		return "", false, fmt.Errorf("%s: %s is %s, want a string", s.Path, strings.Join(path, "."), raw)
 	}
 	return v, true, nil
 }
 
-// Bytes renders the state as the seed writes it: a two-space indented object.
-func (s *State) Bytes() []byte {
-	var b bytes.Buffer
-	b.WriteString("{\n")
-	for i, f := range s.fields {
-		k, _ := json.Marshal(f.key)
-		b.WriteString("  ")
-		b.Write(k)
-		b.WriteString(": ")
-		var v bytes.Buffer
-		if json.Indent(&v, f.raw, "  ", "  ") != nil {
-			v.Reset()
-			v.Write(f.raw)
-		}
-		b.Write(v.Bytes())
-		if i < len(s.fields)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
-}
+// Bytes is the file's content: as read, with the edits made.
+func (s *State) Bytes() []byte { return s.d().Bytes() }
 
 // Delete removes a field (no-op when absent).
-func (s *State) Delete(key string) {
-	for i, f := range s.fields {
-		if f.key == key {
-			s.fields = append(s.fields[:i], s.fields[i+1:]...)
-			return
-		}
+func (s *State) Delete(key string) { s.DeleteAt(key) }
+
+// DeleteAt removes the field at path (no-op when absent).
+func (s *State) DeleteAt(path ...string) error {
+	if err := s.d().Delete(path...); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
 	}
+	return nil
 }
 
 // Write replaces the state file atomically with the state's bytes.
@@ -220,42 +216,68 @@ func (s *State) Write() error { return journal.WriteFileAtomic(s.Path, s.Bytes()
 // Raw returns a field's JSON as written.
 func (s *State) Raw(key string) (json.RawMessage, bool) { return s.get(key) }
 
+// RawAt returns the JSON of the field at path as written.
+func (s *State) RawAt(path ...string) (json.RawMessage, bool) {
+	raw, ok := s.d().Raw(path...)
+	return json.RawMessage(raw), ok
+}
+
 // SetRaw sets a field to JSON given as bytes (checked).
 func (s *State) SetRaw(key string, raw []byte) error {
 	if !json.Valid(raw) {
 		return fmt.Errorf("set %s in %s: not JSON", key, s.Path)
 	}
-	s.set(key, append(json.RawMessage(nil), bytes.TrimSpace(raw)...))
+	if err := s.d().Set([]string{key}, bytes.TrimSpace(raw)); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
 	return nil
 }
 
 // Marshal encodes v as JSON the way Node's JSON.stringify does (the
 // frameworks' own scripts write their files with it): no HTML escaping of
 // <, > and &.
-func Marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+func Marshal(v any) (json.RawMessage, error) { return jsonedit.Marshal(v) }
+
+// LocksDir holds the locks orbit takes to rewrite files that belong to
+// other frameworks: in orbit's own directory, never beside the user's
+// files (which the frameworks list, and the user sees in git status).
+const LocksDir = ".claude/orbit-locks"
+
+// LockPath is the lock orbit takes to rewrite the file at path under root:
+// one lock file in LocksDir per file, named for the file's path relative to
+// root (a hash of it, then its name for people), so that every orbit
+// process editing the file takes the same lock.
+func LockPath(root, path string) string {
+	rel := Rel(root, path)
+	sum := sha256.Sum256([]byte(rel))
+	return filepath.Join(root, filepath.FromSlash(LocksDir), hex.EncodeToString(sum[:8])+"-"+filepath.Base(path)+".lock")
+}
+
+// Lock takes the lock of the file at path under root (LockPath) and returns
+// the function that releases it.
+func Lock(ctx context.Context, root, path string) (unlock func() error, err error) {
+	lp := LockPath(root, path)
+	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", Rel(root, path), err)
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return flock.Path(ctx, lp)
 }
 
-// LockPath is the lock orbit takes to rewrite another framework's file:
-// a hidden file beside it (.{name}.lock), so that the frameworks' own
-// listings (every *.json of a directory) never see it. The ORBIT state
-// file keeps its own lock, ceo-loop-state.json.lock.
-func LockPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+// removeLegacyLock removes the empty .{name}.lock an earlier orbit left
+// beside the file at path.
+func removeLegacyLock(path string) {
+	legacy := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+	if fi, err := os.Lstat(legacy); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		os.Remove(legacy)
+	}
 }
 
-// Edit rewrites the JSON object file at path under its lock (LockPath):
-// fn edits the ordered object read fresh from disk, and the result replaces
-// the file atomically (temp file, fsync, rename). Fields fn leaves alone
-// keep their values and order.
-func Edit(ctx context.Context, path string, fn func(*State) error) error {
-	unlock, err := flock.Path(ctx, LockPath(path))
+// Edit rewrites the JSON object file at path under root, under its lock
+// (Lock): fn edits the object read fresh from disk, and the result replaces
+// the file atomically (temp file, fsync, rename). Only the fields fn sets
+// or deletes change: every other byte stays as it was.
+func Edit(ctx context.Context, root, path string, fn func(*State) error) error {
+	unlock, err := Lock(ctx, root, path)
 	if err != nil {
 		return err
 	}
@@ -267,10 +289,17 @@ func Edit(ctx context.Context, path string, fn func(*State) error) error {
 	if err != nil {
 		return err
 	}
+	before := string(st.Bytes())
 	if err := fn(st); err != nil {
 		return err
 	}
-	return st.Write()
+	if string(st.Bytes()) != before {
+		if err := st.Write(); err != nil {
+			return err
+		}
+	}
+	removeLegacyLock(path)
+	return nil
 }
 
 // CheckID refuses a loop id that is not a plain file name: loop ids name

@@ -689,8 +689,11 @@ func TestHookStopStateFormats(t *testing.T) {
 			if o := p.orbitState(); o.Iteration != 6 || !o.Active {
 				t.Errorf("state: iteration %d, active %t; want 6, true", o.Iteration, o.Active)
 			}
-			if s := p.read(stateRel); strings.Contains(s, "\r") {
-				t.Errorf("state written back with CR: %q", s)
+			// Written back in its own line ends: every field orbit
+			// added or changed too.
+			crlf := strings.Contains(tt.state(loopState(5, 20)), "\r\n")
+			if s := p.read(stateRel); crlf && strings.Count(s, "\n") != strings.Count(s, "\r\n") || !crlf && strings.Contains(s, "\r") {
+				t.Errorf("state written back with mixed line ends: %q", s)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package knowledge
+package jsonedit
 
 import (
 	"bytes"
@@ -8,47 +8,47 @@ import (
 	"unicode/utf8"
 )
 
-// node is a JSON value with its byte span in the document it was parsed
+// Node is a JSON value with its byte span in the document it was parsed
 // from, so that a rewrite can replace one value or insert one member and
 // leave every other byte as it was.
-type node struct {
-	kind       byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
-	start, end int  // data[start:end] is the value's text
-	members    []member
-	elems      []*node
+type Node struct {
+	Kind       byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
+	Start, End int  // data[Start:End] is the value's text
+	Members    []Member
+	Elems      []*Node
 }
 
-// member is one key and value of an object.
-type member struct {
-	key      string
-	keyStart int
-	keyEnd   int
-	val      *node
+// Member is one key and value of an object.
+type Member struct {
+	Key      string
+	KeyStart int
+	KeyEnd   int
+	Val      *Node
 }
 
-// get returns the value of key (the last one when the key repeats, as
+// Get returns the value of key (the last one when the key repeats, as
 // JSON.parse does), or nil.
-func (n *node) get(key string) *node {
-	if n == nil || n.kind != '{' {
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != '{' {
 		return nil
 	}
-	for i := len(n.members) - 1; i >= 0; i-- {
-		if n.members[i].key == key {
-			return n.members[i].val
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Val
 		}
 	}
 	return nil
 }
 
-// has reports whether the object holds key.
-func (n *node) has(key string) bool { return n.get(key) != nil }
+// Has reports whether the object holds key.
+func (n *Node) Has(key string) bool { return n.Get(key) != nil }
 
-// kindName names a value's JSON type for messages.
-func kindName(n *node) string {
+// KindName names a value's JSON type for messages.
+func KindName(n *Node) string {
 	if n == nil {
 		return "absent"
 	}
-	switch n.kind {
+	switch n.Kind {
 	case '{':
 		return "an object"
 	case '[':
@@ -64,20 +64,20 @@ func kindName(n *node) string {
 	}
 }
 
-// jsonError is a syntax error at a byte offset.
-type jsonError struct {
+// SyntaxError is a syntax error at a byte offset.
+type SyntaxError struct {
 	Offset int
 	Msg    string
 }
 
-func (e *jsonError) Error() string { return e.Msg }
+func (e *SyntaxError) Error() string { return e.Msg }
 
-// maxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
-const maxDepth = 1000
+// MaxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
+const MaxDepth = 1000
 
-// parseJSON parses a whole document (RFC 8259; a leading UTF-8 byte-order
+// Parse parses a whole document (RFC 8259; a leading UTF-8 byte-order
 // mark is skipped) into nodes with their spans.
-func parseJSON(data []byte) (*node, error) {
+func Parse(data []byte) (*Node, error) {
 	p := &jparser{data: data}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		p.pos = 3
@@ -100,7 +100,7 @@ type jparser struct {
 }
 
 func (p *jparser) errorf(format string, args ...any) error {
-	return &jsonError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *jparser) describe() string {
@@ -122,9 +122,9 @@ func (p *jparser) space() {
 	}
 }
 
-func (p *jparser) value(depth int) (*node, error) {
-	if depth > maxDepth {
-		return nil, p.errorf("nested more than %d levels deep", maxDepth)
+func (p *jparser) value(depth int) (*Node, error) {
+	if depth > MaxDepth {
+		return nil, p.errorf("nested more than %d levels deep", MaxDepth)
 	}
 	if p.pos >= len(p.data) {
 		return nil, p.errorf("unexpected end of file, expecting a value")
@@ -139,7 +139,7 @@ func (p *jparser) value(depth int) (*node, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		return &node{kind: '"', start: start, end: p.pos}, nil
+		return &Node{Kind: '"', Start: start, End: p.pos}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -153,22 +153,22 @@ func (p *jparser) value(depth int) (*node, error) {
 	}
 }
 
-func (p *jparser) literal(word string, kind byte) (*node, error) {
+func (p *jparser) literal(word string, kind byte) (*Node, error) {
 	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
 		return nil, p.errorf("unexpected %s, expecting a value", p.describe())
 	}
-	n := &node{kind: kind, start: p.pos, end: p.pos + len(word)}
+	n := &Node{Kind: kind, Start: p.pos, End: p.pos + len(word)}
 	p.pos += len(word)
 	return n, nil
 }
 
-func (p *jparser) object(depth int) (*node, error) {
-	n := &node{kind: '{', start: p.pos}
+func (p *jparser) object(depth int) (*Node, error) {
+	n := &Node{Kind: '{', Start: p.pos}
 	p.pos++
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		n.end = p.pos
+		n.End = p.pos
 		return n, nil
 	}
 	for {
@@ -180,7 +180,7 @@ func (p *jparser) object(depth int) (*node, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		m := member{key: p.decodeString(ks, p.pos), keyStart: ks, keyEnd: p.pos}
+		m := Member{Key: p.decodeString(ks, p.pos), KeyStart: ks, KeyEnd: p.pos}
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.errorf("unexpected %s after a key, expecting ':'", p.describe())
@@ -191,8 +191,8 @@ func (p *jparser) object(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.val = v
-		n.members = append(n.members, m)
+		m.Val = v
+		n.Members = append(n.Members, m)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of file in an object, expecting ',' or '}'")
@@ -202,7 +202,7 @@ func (p *jparser) object(depth int) (*node, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			n.end = p.pos
+			n.End = p.pos
 			return n, nil
 		default:
 			return nil, p.errorf("unexpected %s in an object, expecting ',' or '}'", p.describe())
@@ -210,13 +210,13 @@ func (p *jparser) object(depth int) (*node, error) {
 	}
 }
 
-func (p *jparser) array(depth int) (*node, error) {
-	n := &node{kind: '[', start: p.pos}
+func (p *jparser) array(depth int) (*Node, error) {
+	n := &Node{Kind: '[', Start: p.pos}
 	p.pos++
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		n.end = p.pos
+		n.End = p.pos
 		return n, nil
 	}
 	for {
@@ -225,7 +225,7 @@ func (p *jparser) array(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.elems = append(n.elems, v)
+		n.Elems = append(n.Elems, v)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.errorf("unexpected end of file in an array, expecting ',' or ']'")
@@ -235,7 +235,7 @@ func (p *jparser) array(depth int) (*node, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			n.end = p.pos
+			n.End = p.pos
 			return n, nil
 		default:
 			return nil, p.errorf("unexpected %s in an array, expecting ',' or ']'", p.describe())
@@ -286,7 +286,7 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-func (p *jparser) number() (*node, error) {
+func (p *jparser) number() (*Node, error) {
 	start := p.pos
 	digits := func() int {
 		n := 0
@@ -319,16 +319,18 @@ func (p *jparser) number() (*node, error) {
 			return nil, p.errorf("invalid number: no digits in the exponent")
 		}
 	}
-	return &node{kind: '0', start: start, end: p.pos}, nil
+	return &Node{Kind: '0', Start: start, End: p.pos}, nil
 }
 
 // decodeString decodes the string literal data[start:end] (quotes
 // included). Invalid UTF-8 becomes U+FFFD, as encoding/json does.
 func (p *jparser) decodeString(start, end int) string {
-	return decodeString(p.data[start:end])
+	return DecodeString(p.data[start:end])
 }
 
-func decodeString(lit []byte) string {
+// DecodeString decodes a string literal (quotes included). Invalid UTF-8
+// becomes U+FFFD, as encoding/json does.
+func DecodeString(lit []byte) string {
 	inner := lit[1 : len(lit)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
@@ -341,19 +343,20 @@ func decodeString(lit []byte) string {
 	return s
 }
 
-// str returns the decoded string of a string node.
-func (n *node) str(data []byte) string {
-	if n == nil || n.kind != '"' {
+// Str returns the decoded string of a string node ("" for any other).
+func (n *Node) Str(data []byte) string {
+	if n == nil || n.Kind != '"' {
 		return ""
 	}
-	return decodeString(data[n.start:n.end])
+	return DecodeString(data[n.Start:n.End])
 }
 
-// lineIndex maps byte offsets to 1-based line numbers.
-type lineIndex []int
+// Lines maps byte offsets to 1-based line numbers.
+type Lines []int
 
-func newLineIndex(data []byte) lineIndex {
-	li := lineIndex{0}
+// NewLines indexes the line starts of data.
+func NewLines(data []byte) Lines {
+	li := Lines{0}
 	for i, c := range data {
 		if c == '\n' {
 			li = append(li, i+1)
@@ -362,8 +365,8 @@ func newLineIndex(data []byte) lineIndex {
 	return li
 }
 
-// line returns the 1-based line holding offset off.
-func (li lineIndex) line(off int) int {
+// Line returns the 1-based line holding offset off.
+func (li Lines) Line(off int) int {
 	lo, hi := 0, len(li)
 	for lo < hi {
 		m := (lo + hi) / 2
@@ -376,7 +379,7 @@ func (li lineIndex) line(off int) int {
 	return lo
 }
 
-// col returns the 1-based column (in bytes) of offset off.
-func (li lineIndex) col(off int) int {
-	return off - li[li.line(off)-1] + 1
+// Col returns the 1-based column (in bytes) of offset off.
+func (li Lines) Col(off int) int {
+	return off - li[li.Line(off)-1] + 1
 }
