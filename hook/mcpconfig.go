@@ -37,11 +37,10 @@ func InstallMCP(path string, old []byte, bin string) (out []byte, changes, warni
 	} else if cfg, err = loop.ParseObject(path, "MCP configuration", old); err != nil {
 		return nil, nil, nil, err
 	}
-	servers := &loop.State{Path: path}
-	if raw, ok := cfg.Raw("mcpServers"); ok && string(raw) != "null" {
-		if servers, err = loop.ParseObject(path, "MCP configuration", raw); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: \"mcpServers\" must be an object, not %s", path, cutJSON(raw))
-		}
+	raw, ok := cfg.Raw("mcpServers")
+	hasServers := ok && string(raw) != "null"
+	if hasServers && (len(raw) == 0 || raw[0] != '{') {
+		return nil, nil, nil, fmt.Errorf("%s: \"mcpServers\" must be an object, not %s", path, cutJSON(raw))
 	}
 	name, _, err := RegisteredMCP(old)
 	if err != nil {
@@ -50,7 +49,7 @@ func InstallMCP(path string, old []byte, bin string) (out []byte, changes, warni
 	if name != "" {
 		return old, nil, nil, nil
 	}
-	if raw, taken := servers.Raw(MCPServerName); taken {
+	if raw, taken := cfg.RawAt("mcpServers", MCPServerName); taken {
 		what := cutJSON(raw)
 		var other mcpServer
 		if json.Unmarshal(raw, &other) == nil && other.Command != "" {
@@ -59,10 +58,12 @@ func InstallMCP(path string, old []byte, bin string) (out []byte, changes, warni
 		warnings = append(warnings, fmt.Sprintf("mcpServers.%s already runs %s (not %q); left as it is, and orbit's server is not registered", MCPServerName, what, bin+" mcp"))
 		return old, nil, warnings, nil
 	}
-	if err := servers.Set(MCPServerName, mcpServer{Command: bin, Args: []string{"mcp"}}); err != nil {
-		return nil, nil, nil, err
+	if !hasServers {
+		if err := cfg.Set("mcpServers", map[string]any{}); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	if err := cfg.SetRaw("mcpServers", servers.Bytes()); err != nil {
+	if err := cfg.SetAt([]string{"mcpServers", MCPServerName}, mcpServer{Command: bin, Args: []string{"mcp"}}); err != nil {
 		return nil, nil, nil, err
 	}
 	return cfg.Bytes(), []string{fmt.Sprintf("added mcpServers.%s: %s mcp", MCPServerName, bin)}, nil, nil

@@ -37,14 +37,16 @@ func TestInstallMCP(t *testing.T) {
 		keeps        []string // substrings of old that must survive
 	}{
 		{name: "no file", old: "", want: orbitMCPOnly, wantChanges: added},
-		{name: "empty object", old: "{}", want: orbitMCPOnly, wantChanges: added},
-		{name: "servers null", old: `{"mcpServers": null}`, want: orbitMCPOnly, wantChanges: added},
+		// The file's bytes are kept: no final newline added, a one-line
+		// file stays on one line.
+		{name: "empty object", old: "{}", want: strings.TrimSuffix(orbitMCPOnly, "\n"), wantChanges: added},
+		{name: "servers null", old: `{"mcpServers": null}`, want: `{"mcpServers": {"orbit": {"command":"orbit","args":["mcp"]}}}`, wantChanges: added},
 		{name: "already registered", old: orbitMCPOnly, same: true},
 		{name: "registered under another name", old: `{"mcpServers":{"gov":{"type":"stdio","command":"/usr/local/bin/orbit","args":["mcp"]}}}`, same: true},
 		{
 			name: "other servers and fields kept", wantChanges: added,
-			old:   `{"$comment":"team servers","mcpServers":{"github":{"type":"http","url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${GH}"}},"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","."],"env":{"N":"1e3"}}}}`,
-			keeps: []string{`"$comment": "team servers"`, `"url": "https://api.example/mcp"`, `"Authorization": "Bearer ${GH}"`, `"N": "1e3"`, `"@modelcontextprotocol/server-filesystem"`},
+			old:  `{"$comment":"team servers","mcpServers":{"github":{"type":"http","url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${GH}"}},"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","."],"env":{"N":"1e3"}}}}`,
+			want: `{"$comment":"team servers","mcpServers":{"github":{"type":"http","url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${GH}"}},"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","."],"env":{"N":"1e3"}},"orbit":{"command":"orbit","args":["mcp"]}}}`,
 		},
 		{
 			name: "the name orbit taken by something else", same: true,

@@ -90,12 +90,12 @@ func TestInstall(t *testing.T) {
 		// The file's bytes are kept: no final newline added, a one-line
 		// file stays on one line.
 		{name: "empty object", old: "{}", want: strings.TrimSuffix(orbitOnly, "\n"), wantChanges: added},
-		{name: "hooks null", old: `{"hooks": null}`, want: `{"hooks": {"Stop": [{"hooks":[{"type":"command","command":"orbit hook stop","timeout":30}]}], "SubagentStop": [{"hooks":[{"type":"command","command":"orbit hook subagent-stop","timeout":30}]}]}}`, wantChanges: added},
+		{name: "hooks null", old: `{"hooks": null}`, want: `{"hooks": {"Stop": [{"hooks":[{"type":"command","command":"orbit hook stop","timeout":30}]}], "SubagentStop": [{"hooks":[{"type":"command","command":"orbit hook subagent-stop","timeout":30}]}], "SessionStart": [{"hooks":[{"type":"command","command":"orbit hook session-start","timeout":30}]}]}}`, wantChanges: added},
 		{name: "already registered", old: orbitOnly, same: true},
 		{
 			name:        "only Stop registered",
 			old:         `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"orbit hook stop","timeout":30}]}]}}`,
-			want:        `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"orbit hook stop","timeout":30}]}],"SubagentStop":[{"hooks":[{"type":"command","command":"orbit hook subagent-stop","timeout":30}]}]}}`,
+			want:        `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"orbit hook stop","timeout":30}]}],"SubagentStop":[{"hooks":[{"type":"command","command":"orbit hook subagent-stop","timeout":30}]}],"SessionStart":[{"hooks":[{"type":"command","command":"orbit hook session-start","timeout":30}]}]}}`,
 			wantChanges: added[1:],
 		},
 		{
