@@ -19,6 +19,7 @@ import (
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -71,14 +72,21 @@ func ParseOutcome(s string) (string, error) {
 	return "", inputErrorf("outcome %q is not allowed (allowed: CORRECT, INCORRECT, or CONFIRMED, FAILED)", s)
 }
 
-// Result is a decision made (or, in a dry run, that would be made).
+// Result is a decision made (or, in a dry run, that would be made): the
+// record in its one JSON form, what it was made from beside it.
 type Result struct {
-	Decision   journal.Decision `json:"decision"`
-	Impact     string           `json:"impact"`
-	Reversible bool             `json:"reversible"`
+	// DecisionView is the record; its id is empty (null) in a dry run.
+	journal.DecisionView
+	// NextID is, in a dry run, the id the decision would take if recorded
+	// now (empty, null, when it was recorded: its id is the record's).
+	NextID     string `json:"next_id,omitempty"`
+	Impact     string `json:"impact"`
+	Reversible bool   `json:"reversible"`
 	// Level is the trust level the tier was taken at.
 	Level   trust.Level `json:"trust_level"`
 	Written bool        `json:"written"`
+	// Precedents are the most similar past decisions (Similar).
+	Precedents []precedent.Hit `json:"precedents"`
 	// Sync is what syncing the journal found on the way (rejected lines
 	// other tools appended, torn tails).
 	Sync journal.SyncReport `json:"-"`
@@ -253,7 +261,10 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 				errs[i] = err
 				continue
 			}
-			res[i].Level, res[i].Decision, made[i] = h.Level, d, true
+			res[i].Level, res[i].DecisionView, made[i] = h.Level, journal.NewView(d), true
+			if opts.DryRun {
+				res[i].NextID, res[i].ID = d.ID, ""
+			}
 			out = append(out, d)
 		}
 		return out, nil
@@ -262,7 +273,7 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 	var err error
 	if opts.DryRun {
 		if sync, err = ix.Sync(ctx, journal.SyncOptions{}); err == nil {
-			_, err = build(ctx, nil)
+			_, err = build(ctx, ix.PreviewIDs())
 		}
 	} else {
 		sync, err = ix.Record(ctx, build)
@@ -276,6 +287,9 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 	if err != nil || !written {
 		return res, errs, err
 	}
+	if err := indexedViews(ctx, ix, res); err != nil {
+		return res, errs, err
+	}
 	if w := stateWarning(SyncState(ctx, ix)); w != "" {
 		for i := range res {
 			if res[i].Written {
@@ -284,6 +298,24 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 		}
 	}
 	return res, errs, nil
+}
+
+// indexedViews fills the written results from the index, as every read
+// shows them (the line they were written at).
+func indexedViews(ctx context.Context, ix *journal.Index, res []Result) error {
+	for i := range res {
+		if !res[i].Written {
+			continue
+		}
+		row, found, err := ix.Store.Decision(ctx, res[i].ID)
+		if err != nil {
+			return err
+		}
+		if found {
+			res[i].DecisionView = journal.ViewOf(&row)
+		}
+	}
+	return nil
 }
 
 // stateWarning turns a failure to bring the state file in step, after a
@@ -298,7 +330,7 @@ func stateWarning(err error) string {
 
 // makeOne builds one decision inside a batch: its retrograde target must
 // exist, its iteration defaults to the loop's, and its id is the next free
-// one (ids nil: a dry run, "?" for the number).
+// one.
 func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs, level trust.Level, opts Options) (journal.Decision, error) {
 	if in.Retro != nil {
 		if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
@@ -316,12 +348,9 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 			return journal.Decision{}, err
 		}
 	}
-	id := fmt.Sprintf("iter-%d-?", iteration)
-	if ids != nil {
-		var err error
-		if id, err = ids.Next(ctx, iteration); err != nil {
-			return journal.Decision{}, err
-		}
+	id, err := ids.Next(ctx, iteration)
+	if err != nil {
+		return journal.Decision{}, err
 	}
 	d, err := in.make(id, iteration, level, opts.now())
 	if err != nil {
@@ -369,4 +398,24 @@ func SyncState(ctx context.Context, ix *journal.Index) error {
 		return nil
 	}
 	return journal.WriteFileAtomic(path, after, 0o644)
+}
+
+// Similar sets res.Precedents to the k past decisions most like the one
+// made (not itself): seed 000's REASON phase, attached to every decision.
+func Similar(ctx context.Context, ix *journal.Index, res *Result, k int) error {
+	res.Precedents = []precedent.Hit{}
+	if k <= 0 {
+		return nil
+	}
+	d := res.Decision
+	found, err := precedent.Search(ctx, ix.Store, d.Input+" "+d.Context, precedent.Options{K: k + 1, Category: d.Category})
+	if err != nil {
+		return err
+	}
+	for _, h := range found {
+		if (d.ID == "" || h.ID != d.ID) && len(res.Precedents) < k {
+			res.Precedents = append(res.Precedents, h)
+		}
+	}
+	return nil
 }

@@ -405,8 +405,8 @@ func TestDecideDryRun(t *testing.T) {
 	if res.Written {
 		t.Errorf("Decide(dry run) Written = true")
 	}
-	if res.Decision.Tier != "auto_approve" || res.Decision.Decision != "APPROVED" || res.Decision.Iteration != 7 || !strings.HasPrefix(res.Decision.ID, "iter-7-") {
-		t.Errorf("Decide(dry run) = %+v; want the auto-approved decision of iteration 7", res.Decision)
+	if res.Decision.Tier != "auto_approve" || res.Decision.Decision != "APPROVED" || res.Decision.Iteration != 7 || res.ID != "" || res.NextID != "iter-7-2" {
+		t.Errorf("Decide(dry run) = %+v, next id %q; want the auto-approved decision of iteration 7, no id, iter-7-2 as the id it would take", res.Decision, res.NextID)
 	}
 	if got := e.mustRead(project.DecisionsFile); got != journalBefore {
 		t.Errorf("journal changed by a dry run:\n%s", got)

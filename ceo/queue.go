@@ -105,11 +105,9 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			if _, _, auto := policy.DefaultDecision(tier, r.Impact, r.Reversible, h.Level); depth != "trivial" || !auto {
 				continue
 			}
-			id := fmt.Sprintf("iter-%d-?", iteration)
-			if ids != nil {
-				if id, err = ids.Next(ctx, iteration); err != nil {
-					return nil, err
-				}
+			id, err := ids.Next(ctx, iteration)
+			if err != nil {
+				return nil, err
 			}
 			d, err := in.make(id, iteration, h.Level, opts.now())
 			if err != nil {
@@ -120,7 +118,11 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 				continue
 			}
 			out = append(out, d)
-			res.Decided = append(res.Decided, Result{Decision: d, Impact: r.Impact, Reversible: r.Reversible, Level: h.Level, Written: ids != nil})
+			made := Result{DecisionView: journal.NewView(d), Impact: r.Impact, Reversible: r.Reversible, Level: h.Level, Written: !opts.DryRun}
+			if opts.DryRun {
+				made.NextID, made.ID = d.ID, ""
+			}
+			res.Decided = append(res.Decided, made)
 			decided[i] = true
 		}
 		return out, nil
@@ -129,10 +131,12 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 		if res.Sync, err = ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 			return res, err
 		}
-		if _, err := build(ctx, nil); err != nil {
+		if _, err := build(ctx, ix.PreviewIDs()); err != nil {
 			return res, err
 		}
 	} else if res.Sync, err = ix.Record(ctx, build); err != nil {
+		return res, err
+	} else if err = indexedViews(ctx, ix, res.Decided); err != nil {
 		return res, err
 	}
 	var taken []queue.Request

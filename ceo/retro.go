@@ -8,12 +8,16 @@ import (
 	"github.com/orbit-loop/orbit/trust"
 )
 
-// RetroResult is an outcome recorded.
+// RetroResult is an outcome recorded (or, in a dry run, that would be):
+// the event in its one JSON form, what it changed beside it.
 type RetroResult struct {
-	ID       string         `json:"id"`
-	Outcome  string         `json:"outcome"`
-	Previous string         `json:"previous_outcome"`
-	Trust    trust.Headline `json:"trust"`
+	journal.EventView
+	// Previous is the decision's outcome before this event.
+	Previous string `json:"previous_outcome"`
+	Written  bool   `json:"written"`
+	// Level is the trust level after the event; Trust the whole headline.
+	Level trust.Level    `json:"trust_level"`
+	Trust trust.Headline `json:"trust"`
 	// Warnings: see Result.Warnings.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -37,8 +41,8 @@ func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string,
 	if !found {
 		return RetroResult{}, inputErrorf("no decision %q in the journal (`orbit log` lists them)", id)
 	}
-	res := RetroResult{ID: id, Outcome: out, Previous: d.Outcome}
 	rec := journal.OutcomeRecord{TS: opts.now().UTC().Format(timeLayout), DecisionID: id, Outcome: out, Evidence: evidence}
+	res := RetroResult{EventView: journal.EventView{OutcomeRecord: rec}, Previous: d.Outcome}
 	if err := journal.CheckRecord(&rec); err != nil {
 		return res, &InputError{Msg: err.Error()}
 	}
@@ -46,11 +50,22 @@ func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string,
 		if _, err := ix.RecordOutcome(ctx, rec); err != nil {
 			return res, err
 		}
+		res.Written = true
+		evs, err := ix.Store.DecisionEvents(ctx, id)
+		if err != nil {
+			return res, err
+		}
+		for i := range evs {
+			if e := journal.EventOf(&evs[i]); e.OutcomeRecord == rec && e.RecordedBy == "" {
+				res.EventView = e
+			}
+		}
 		if w := stateWarning(SyncState(ctx, ix)); w != "" {
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
 	res.Trust, err = trust.Current(ctx, ix.Store)
+	res.Level = res.Trust.Level
 	return res, err
 }
 

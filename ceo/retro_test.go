@@ -61,7 +61,7 @@ func TestRetroOutcomes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Retro: %v", err)
 			}
-			if res.ID != "iter-6-1" || res.Outcome != tt.want || res.Previous != "PENDING" {
+			if res.DecisionID != "iter-6-1" || res.Outcome != tt.want || res.Previous != "PENDING" {
 				t.Errorf("Retro() = %+v; want iter-6-1 %s, previous PENDING", res, tt.want)
 			}
 			if got := e.decision("iter-6-1").Outcome; got != tt.want {

@@ -59,8 +59,11 @@ type DecisionRow struct {
 	RequestID    string          `db:"request_id"`
 	Raw          string          `db:"raw"`
 	// Outcome is the current outcome (read only): the latest event's, or
-	// PENDING.
-	Outcome string `db:"outcome"`
+	// PENDING; OutcomeTS and OutcomeEvidence are that event's ts and
+	// evidence ("" without an event).
+	Outcome         string `db:"outcome"`
+	OutcomeTS       string `db:"outcome_ts"`
+	OutcomeEvidence string `db:"outcome_evidence"`
 }
 
 // EventRow is an outcome event.

@@ -55,8 +55,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // decisionSelect reads decisions with their current outcome.
 const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
-	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome
-	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`
+	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome,
+	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence
+	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq`
 
 // DecisionFilter narrows a listing of decisions.
 type DecisionFilter struct {
@@ -306,6 +307,20 @@ func (s *Store) LatestEvents(ctx context.Context, n int) ([]Event, error) {
 		ORDER BY e.at_ns DESC, e.src_rank DESC, e.line DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("read latest outcomes: %w", err)
+	}
+	return out, nil
+}
+
+// DecisionEvents returns every outcome event for a decision, in event
+// order (the last one gives its current outcome).
+func (s *Store) DecisionEvents(ctx context.Context, id string) ([]Event, error) {
+	var out []Event
+	err := s.DB.SelectContext(ctx, &out, `SELECT e.seq, e.decision_id, e.outcome, e.at_ns, e.src_rank, e.ts, e.evidence, e.file_id, e.line,
+			e.recorded_by, e.raw, coalesce(d.input, '') AS input, f.path
+		FROM outcome_events e JOIN journal_files f ON f.id = e.file_id LEFT JOIN decisions d ON d.id = e.decision_id
+		WHERE e.decision_id = ? ORDER BY e.at_ns, e.src_rank, e.line`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read outcomes of %s: %w", id, err)
 	}
 	return out, nil
 }

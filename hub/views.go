@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
-	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
 
@@ -293,7 +293,7 @@ func (s *Store) latestScoredWhere(ctx context.Context, projectID, category strin
 // Decision is a decision on the hub: the local form, and its project.
 type Decision struct {
 	Project string `json:"project"`
-	report.Decision
+	journal.DecisionView
 }
 
 type decisionRow struct {
@@ -370,7 +370,7 @@ func (s *Store) Decisions(ctx context.Context, projectID string, f DecisionFilte
 			page.Next = cursorOf(rows[i-1], all)
 			break
 		}
-		page.Items = append(page.Items, Decision{Project: rows[i].Project, Decision: report.DecisionOf(&rows[i].DecisionRow)})
+		page.Items = append(page.Items, Decision{Project: rows[i].Project, DecisionView: journal.ViewOf(&rows[i].DecisionRow)})
 	}
 	return page, nil
 }
@@ -429,7 +429,7 @@ func (s *Store) DecisionByID(ctx context.Context, projectID, id string) (Decisio
 	if err != nil {
 		return Decision{}, false, fmt.Errorf("read decision %s of %s: %w", id, projectID, err)
 	}
-	return Decision{Project: r.Project, Decision: report.DecisionOf(&r.DecisionRow)}, true, nil
+	return Decision{Project: r.Project, DecisionView: journal.ViewOf(&r.DecisionRow)}, true, nil
 }
 
 // StaleDecision is a decision still without an outcome, with its project.

@@ -36,7 +36,7 @@ const maxIDLen = 256
 // Marshalled, it is a seed-format line; fields orbit adds come after the
 // seed's own.
 type Decision struct {
-	ID           string     `json:"id"`
+	ID           string     `json:"id,omitempty"`
 	Iteration    int64      `json:"iteration"`
 	TS           string     `json:"ts"`
 	Tier         string     `json:"tier"`

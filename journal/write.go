@@ -54,6 +54,10 @@ type IDs struct {
 	taken map[int64]int64
 }
 
+// PreviewIDs hands out the ids decisions would take if recorded now, for a
+// dry run: without the journal's lock, another writer may take them first.
+func (ix *Index) PreviewIDs() *IDs { return &IDs{ix: ix, taken: map[int64]int64{}} }
+
 // Next returns the next id of an iteration.
 func (ids *IDs) Next(ctx context.Context, iteration int64) (string, error) {
 	n, ok := ids.taken[iteration]

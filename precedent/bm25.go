@@ -72,7 +72,10 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 // idf is bm25's inverse document frequency, as FTS5 computes it.
 func idf(rows int64, hits float64) float64 {
 	v := math.Log((float64(rows) - hits + 0.5) / (hits + 0.5))
-	if v <= 0 {
+	// Not v <= 0: the totals and the hits are read by two queries, and a
+	// write between them can leave more hits than rows (a NaN score, which
+	// no JSON can carry).
+	if !(v > 0) {
 		return 1e-6
 	}
 	return v

@@ -123,3 +123,16 @@ func TestOlderDecisionsFound(t *testing.T) {
 		t.Errorf("hits %v; want iter-1-1 first (it holds every word, though older than the pool)", ids)
 	}
 }
+
+// TestIDFMoreHitsThanRows: totals read before a concurrent write can count
+// fewer rows than the hits read after it; the score stays a number.
+func TestIDFMoreHitsThanRows(t *testing.T) {
+	for _, tt := range []struct {
+		rows int64
+		hits float64
+	}{{10, 12}, {0, 1}, {5, 5.6}} {
+		if v := idf(tt.rows, tt.hits); math.IsNaN(v) || v <= 0 {
+			t.Errorf("idf(%d, %v) = %v; want a small positive number", tt.rows, tt.hits, v)
+		}
+	}
+}

@@ -67,18 +67,10 @@ func (o *Options) defaults() {
 
 // Hit is a past decision similar to the query.
 type Hit struct {
-	ID         string  `json:"id"`
-	Score      float64 `json:"score"`
-	Category   string  `json:"category"`
-	Input      string  `json:"input"`
-	Decision   string  `json:"decision"`
-	Reason     string  `json:"reason"`
-	NextAction string  `json:"next_action"`
-	Outcome    string  `json:"outcome"`
-	Iteration  int64   `json:"iteration"`
-	TS         string  `json:"ts"`
-	Tier       string  `json:"tier"`
-	Depth      string  `json:"depth"`
+	// DecisionView is the past decision, in its one JSON form: its
+	// evidence says why an AVOID hit failed.
+	journal.DecisionView
+	Score float64 `json:"score"`
 	// Avoid marks a decision proved INCORRECT: seed 000 says not to repeat it.
 	Avoid bool  `json:"avoid"`
 	Seq   int64 `json:"-"`
@@ -392,9 +384,7 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		if !ok {
 			continue
 		}
-		hits = append(hits, Hit{ID: d.ID, Score: c.score, Category: d.Category, Input: d.Input, Decision: d.Decision, Reason: d.Reason,
-			NextAction: d.NextAction, Outcome: d.Outcome, Iteration: d.Iteration, TS: d.TS, Tier: d.Tier, Depth: d.Depth,
-			Avoid: c.avoid, Seq: d.Seq})
+		hits = append(hits, Hit{DecisionView: journal.ViewOf(d), Score: c.score, Avoid: c.avoid, Seq: d.Seq})
 	}
 	return hits, nil
 }
@@ -405,5 +395,8 @@ func (h Hit) Describe() string {
 	if h.Avoid {
 		mark = " [AVOID: proved INCORRECT]"
 	}
-	return fmt.Sprintf("%s (iter %d, %s): %s -> %s, outcome %s%s", h.ID, h.Iteration, h.Category, strings.TrimSpace(h.Input), h.Decision, h.Outcome, mark)
+	if h.Avoid && h.Evidence != "" {
+		mark = " [AVOID: proved INCORRECT: " + strings.TrimSpace(h.Evidence) + "]"
+	}
+	return fmt.Sprintf("%s (iter %d, %s): %s -> %s, outcome %s%s", h.ID, h.Iteration, h.Category, strings.TrimSpace(h.Input), h.Decision.Decision, h.Outcome, mark)
 }

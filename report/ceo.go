@@ -21,8 +21,12 @@ func DecisionBlock(w io.Writer, r ceo.Result) {
 	if !r.Reversible {
 		rev = "no"
 	}
+	id := d.ID
+	if id == "" {
+		id = r.NextID + " if recorded now"
+	}
 	fmt.Fprintln(w, title)
-	fmt.Fprintf(w, "├─ Id: %s | Iteration: %d | Depth: %s | Category: %s\n", d.ID, d.Iteration, d.Depth, d.Category)
+	fmt.Fprintf(w, "├─ Id: %s | Iteration: %d | Depth: %s | Category: %s\n", id, d.Iteration, d.Depth, d.Category)
 	fmt.Fprintf(w, "├─ Impact: %s | Reversible: %s | Tier: %s | Trust: %s\n", title1(r.Impact), rev, d.Tier, r.Level)
 	fmt.Fprintf(w, "├─ Decision: %s\n", d.Decision)
 	fmt.Fprintf(w, "├─ Reason: %s\n", oneLine(d.Reason))

@@ -107,21 +107,21 @@ func TestDecisionBlockGolden(t *testing.T) {
 		res  ceo.Result
 	}{
 		{"auto-approved", ceo.Result{
-			Decision: journal.Decision{ID: "iter-7-1", Iteration: 7, Tier: "auto_approve", Depth: "trivial", Category: "quality",
+			DecisionView: journal.DecisionView{Decision: journal.Decision{ID: "iter-7-1", Iteration: 7, Tier: "auto_approve", Depth: "trivial", Category: "quality",
 				Input: "Add ESLint rule eqeqeq", Decision: "APPROVED", Reason: "Auto-approved: low impact and reversible (impact x reversibility matrix).",
-				Retrograde: journal.Retrograde{Outcome: "N/A"}},
+				Retrograde: journal.Retrograde{Outcome: "N/A"}}},
 			Impact: "low", Reversible: true, Level: trust.Standard, Written: true,
 		}},
 		{"dry-run", ceo.Result{
-			Decision: journal.Decision{ID: "iter-7-?", Iteration: 7, Tier: "quick_review", Depth: "medium", Category: "architecture",
+			DecisionView: journal.DecisionView{Decision: journal.Decision{Iteration: 7, Tier: "quick_review", Depth: "medium", Category: "architecture",
 				Input: "SQLite vs Postgres for state storage", Decision: "APPROVED", Reason: "single user, reversible",
-				NextAction: "implement on SQLite behind an interface", Retrograde: journal.Retrograde{Outcome: "N/A"}},
-			Impact: "medium", Reversible: true, Level: trust.Standard,
+				NextAction: "implement on SQLite behind an interface", Retrograde: journal.Retrograde{Outcome: "N/A"}}},
+			NextID: "iter-7-2", Impact: "medium", Reversible: true, Level: trust.Standard,
 		}},
 		{"retrograde-multiline", ceo.Result{
-			Decision: journal.Decision{ID: "iter-8-3", Iteration: 8, Tier: "escalate", Depth: "heavy", Category: "deploy",
+			DecisionView: journal.DecisionView{Decision: journal.Decision{ID: "iter-8-3", Iteration: 8, Tier: "escalate", Depth: "heavy", Category: "deploy",
 				Input: "Ship to production", Decision: "NEEDS_REVIEW", Reason: "Escalated:\n  demoted trust,\r\n  irreversible",
-				NextAction: "Ask the human\nin #deploys", Retrograde: journal.Retrograde{PreviousID: &prev, Outcome: "INCORRECT"}},
+				NextAction: "Ask the human\nin #deploys", Retrograde: journal.Retrograde{PreviousID: &prev, Outcome: "INCORRECT"}}},
 			Impact: "high", Reversible: false, Level: trust.Demoted, Written: true,
 		}},
 	}
@@ -150,8 +150,8 @@ func TestDecisionBlockShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			report.DecisionBlock(&b, ceo.Result{Decision: journal.Decision{ID: "iter-1-1", Iteration: 1, Tier: "quick_review", Depth: "light",
-				Category: "scope", Input: tt.input, Decision: "APPROVED", Reason: tt.reason, NextAction: tt.nextAction},
+			report.DecisionBlock(&b, ceo.Result{DecisionView: journal.NewView(journal.Decision{ID: "iter-1-1", Iteration: 1, Tier: "quick_review", Depth: "light",
+				Category: "scope", Input: tt.input, Decision: "APPROVED", Reason: tt.reason, NextAction: tt.nextAction}),
 				Impact: "low", Reversible: false, Level: trust.Standard, Written: true})
 			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 			if len(lines) != 6 {

@@ -1,70 +1,92 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
-	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 )
 
-// Decision is how orbit shows a decision to scripts (JSON) and people.
-type Decision struct {
-	ID              string   `json:"id"`
-	Iteration       int64    `json:"iteration"`
-	TS              string   `json:"ts"`
-	Tier            string   `json:"tier"`
-	Depth           string   `json:"depth"`
-	Category        string   `json:"category"`
-	Input           string   `json:"input"`
-	Decision        string   `json:"decision"`
-	Reason          string   `json:"reason"`
-	NextAction      string   `json:"next_action"`
-	Verification    string   `json:"verification"`
-	RetroPreviousID *string  `json:"retro_previous_id"`
-	RetroOutcome    string   `json:"retro_outcome"`
-	Confidence      *float64 `json:"confidence"`
-	Requestor       string   `json:"requestor"`
-	Outcome         string   `json:"outcome"`
-	Line            int64    `json:"line"`
-}
-
-// DecisionFields are the JSON field names of Decision, for --json=fields.
-var DecisionFields = []string{"id", "iteration", "ts", "tier", "depth", "category", "input", "decision", "reason",
-	"next_action", "verification", "retro_previous_id", "retro_outcome", "confidence", "requestor", "outcome", "line"}
-
-// DecisionOf converts an index row.
-func DecisionOf(d *db.DecisionRow) Decision {
-	v := Decision{ID: d.ID, Iteration: d.Iteration, TS: d.TS, Tier: d.Tier, Depth: d.Depth, Category: d.Category,
-		Input: d.Input, Decision: d.Decision, Reason: d.Reason, NextAction: d.NextAction, Verification: d.Verification,
-		RetroOutcome: d.RetroOutcome, Requestor: d.Requestor, Outcome: d.Outcome, Line: d.Line}
-	if d.RetroPrevID.Valid {
-		s := d.RetroPrevID.String
-		v.RetroPreviousID = &s
-	}
-	if d.Confidence.Valid {
-		c := d.Confidence.Float64
-		v.Confidence = &c
-	}
-	return v
-}
-
-// Confidence formats a confidence for a table ("" when not stated).
-func (d Decision) ConfidenceText() string {
-	if d.Confidence == nil {
+// ConfidenceText formats a confidence for a table ("" when not stated).
+func ConfidenceText(c *float64) string {
+	if c == nil {
 		return ""
 	}
-	return strconv.FormatFloat(*d.Confidence, 'f', -1, 64)
+	return strconv.FormatFloat(*c, 'f', -1, 64)
 }
 
 // DecisionTable is the table `orbit log` shows.
-func DecisionTable(ds []Decision) *Table {
-	t := &Table{Header: []string{"ID", "ITER", "TIER", "DEPTH", "CATEGORY", "DECISION", "CONF", "OUTCOME", "INPUT"}}
+func DecisionTable(ds []journal.DecisionView) *Table {
+	t := &Table{Header: []string{"ID", "ITER", "TS", "TIER", "DEPTH", "CATEGORY", "DECISION", "CONF", "OUTCOME", "INPUT"}}
 	for _, d := range ds {
-		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.Tier, d.Depth, d.Category, d.Decision, d.ConfidenceText(), d.Outcome, d.Input)
+		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.TS, d.Tier, d.Depth, d.Category, d.Decision.Decision, ConfidenceText(d.Confidence), d.Outcome, d.Input)
 	}
 	return t
+}
+
+// CSVColumns are the columns of a decision in CSV: every field of its JSON
+// form, a nested object's fields named parent.child
+// (retrograde.previous_id).
+func CSVColumns() []string {
+	cols, _, _ := flatten(journal.DecisionView{})
+	return cols
+}
+
+// flatten turns v's JSON form into column names and cells: null is an
+// empty cell, a string its text, anything else its JSON.
+func flatten(v any) (cols, cells []string, err error) {
+	data, err := JSON(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(prefix string) error
+	walk = func(prefix string) error {
+		if _, err := dec.Token(); err != nil { // {
+			return err
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name := prefix + k.(string)
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return err
+			}
+			if len(raw) > 0 && raw[0] == '{' {
+				sub := json.NewDecoder(bytes.NewReader(raw))
+				saved := dec
+				dec = sub
+				err := walk(name + ".")
+				dec = saved
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			cell := ""
+			switch {
+			case string(raw) == "null":
+			case raw[0] == '"':
+				if err := json.Unmarshal(raw, &cell); err != nil {
+					return err
+				}
+			default:
+				cell = string(raw)
+			}
+			cols, cells = append(cols, name), append(cells, cell)
+		}
+		_, err := dec.Token() // }
+		return err
+	}
+	return cols, cells, walk("")
 }
 
 // CSVWriter writes decisions as CSV with a header row.
@@ -77,21 +99,26 @@ type CSVWriter struct {
 func NewCSVWriter(w io.Writer) *CSVWriter { return &CSVWriter{w: csv.NewWriter(w)} }
 
 // Write writes one decision (after the header, on the first call).
-func (c *CSVWriter) Write(d Decision) error {
-	if !c.header {
-		c.header = true
-		if err := c.w.Write(DecisionFields); err != nil {
-			return fmt.Errorf("write CSV: %w", err)
-		}
+func (c *CSVWriter) Write(d journal.DecisionView) error {
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
-	prev := ""
-	if d.RetroPreviousID != nil {
-		prev = *d.RetroPreviousID
+	_, cells, err := flatten(d)
+	if err != nil {
+		return err
 	}
-	rec := []string{d.ID, strconv.FormatInt(d.Iteration, 10), d.TS, d.Tier, d.Depth, d.Category, d.Input, d.Decision,
-		d.Reason, d.NextAction, d.Verification, prev, d.RetroOutcome, d.ConfidenceText(), d.Requestor, d.Outcome,
-		strconv.FormatInt(d.Line, 10)}
-	if err := c.w.Write(rec); err != nil {
+	if err := c.w.Write(cells); err != nil {
+		return fmt.Errorf("write CSV: %w", err)
+	}
+	return nil
+}
+
+func (c *CSVWriter) writeHeader() error {
+	if c.header {
+		return nil
+	}
+	c.header = true
+	if err := c.w.Write(CSVColumns()); err != nil {
 		return fmt.Errorf("write CSV: %w", err)
 	}
 	return nil
@@ -99,11 +126,8 @@ func (c *CSVWriter) Write(d Decision) error {
 
 // Flush ends the CSV, writing the header even when there were no rows.
 func (c *CSVWriter) Flush() error {
-	if !c.header {
-		c.header = true
-		if err := c.w.Write(DecisionFields); err != nil {
-			return fmt.Errorf("write CSV: %w", err)
-		}
+	if err := c.writeHeader(); err != nil {
+		return err
 	}
 	c.w.Flush()
 	return c.w.Error()
@@ -111,16 +135,16 @@ func (c *CSVWriter) Flush() error {
 
 // DecisionsMarkdown writes decisions as a markdown document: a heading, a
 // count by outcome, and one table row per decision.
-func DecisionsMarkdown(w io.Writer, ds []Decision) error {
+func DecisionsMarkdown(w io.Writer, ds []journal.DecisionView) error {
 	outcomes := map[string]int{}
 	for _, d := range ds {
 		outcomes[d.Outcome]++
 	}
-	fmt.Fprintf(w, "# Decision journal\n\n%d decisions: %d CORRECT, %d INCORRECT, %d PENDING\n\n",
-		len(ds), outcomes["CORRECT"], outcomes["INCORRECT"], outcomes["PENDING"]+outcomes["N/A"])
+	fmt.Fprintf(w, "# Decision journal\n\n%d %s: %d CORRECT, %d INCORRECT, %d PENDING\n\n",
+		len(ds), journal.Plural(len(ds), "decision", "decisions"), outcomes["CORRECT"], outcomes["INCORRECT"], outcomes["PENDING"]+outcomes["N/A"])
 	t := &Table{Header: []string{"id", "iter", "tier", "depth", "category", "decision", "conf", "outcome", "input", "reason"}}
 	for _, d := range ds {
-		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.Tier, d.Depth, d.Category, d.Decision, d.ConfidenceText(), d.Outcome, d.Input, d.Reason)
+		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.Tier, d.Depth, d.Category, d.Decision.Decision, ConfidenceText(d.Confidence), d.Outcome, d.Input, d.Reason)
 	}
 	if len(ds) == 0 {
 		return nil

@@ -187,13 +187,6 @@ func oneOfParam(r *http.Request, name string, allowed []string) (string, error) 
 	return v, nil
 }
 
-// DecisionPage is a page of decisions, newest first; Next is the cursor of
-// the following page ("" at the end).
-type DecisionPage struct {
-	Items []report.Decision `json:"items"`
-	Next  string            `json:"next"`
-}
-
 func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
 	limit, err := queryInt(r, "limit", 50, 1, 1000)
 	var cat, out string
@@ -227,15 +220,21 @@ func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
 		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
 		return
 	}
-	page := DecisionPage{Items: []report.Decision{}}
+	// A page is the list `orbit log --json` prints; the next page's
+	// address is in the Link header, as GitHub's API pages.
+	items := []journal.DecisionView{}
 	for i := range rows {
 		if i == limit {
-			page.Next = strconv.FormatInt(rows[i-1].Seq, 10)
+			next := *r.URL
+			q := next.Query()
+			q.Set("before", strconv.FormatInt(rows[i-1].Seq, 10))
+			next.RawQuery = q.Encode()
+			w.Header().Set("Link", "<"+next.RequestURI()+`>; rel="next"`)
 			break
 		}
-		page.Items = append(page.Items, report.DecisionOf(&rows[i]))
+		items = append(items, journal.ViewOf(&rows[i]))
 	}
-	writeJSON(w, http.StatusOK, page)
+	writeJSON(w, http.StatusOK, items)
 }
 
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
@@ -246,7 +245,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	case !found:
 		problem(w, r, http.StatusNotFound, "no such decision", fmt.Sprintf("no decision %q in the journal", r.PathValue("id")))
 	default:
-		writeJSON(w, http.StatusOK, report.DecisionOf(&d))
+		writeJSON(w, http.StatusOK, journal.ViewOf(&d))
 	}
 }
 
@@ -268,12 +267,18 @@ type DecideRequest struct {
 	RequestID  string   `json:"request_id"`
 	// Retro is "ID=CORRECT" or "ID=INCORRECT", as with --retro.
 	Retro string `json:"retro"`
+	// Precedents is how many similar past decisions to attach (3).
+	Precedents *int `json:"precedents"`
 }
 
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	var req DecideRequest
 	if !decode(w, r, &req) {
 		return
+	}
+	k := 3
+	if req.Precedents != nil {
+		k = *req.Precedents
 	}
 	in := ceo.Input{Title: req.Title, Category: req.Category, Impact: req.Impact, Reversible: req.Reversible, Depth: req.Depth,
 		Decision: req.Decision, Reason: req.Reason, NextAction: req.NextAction, Confidence: req.Confidence, Iteration: req.Iteration,
@@ -287,6 +292,9 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 		in.Retro = &ceo.RetroRef{ID: id, Outcome: out}
 	}
 	res, err := s.decide(r.Context(), in)
+	if err == nil {
+		err = ceo.Similar(r.Context(), journal.NewIndex(s.reads, s.proj), &res, k)
+	}
 	if err != nil {
 		inputProblem(w, r, err)
 		return
@@ -419,7 +427,16 @@ func (s *Server) handleStale(w http.ResponseWriter, r *http.Request) {
 		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, rep)
+	// The list `orbit stale --json` prints; how many there are in all
+	// (at least, when counting stopped at the cap) and the current
+	// iteration in headers.
+	total := strconv.FormatInt(rep.Total, 10)
+	if rep.AtLeast {
+		total += "+"
+	}
+	w.Header().Set("X-Total-Count", total)
+	w.Header().Set("X-Current-Iteration", strconv.FormatInt(rep.Current, 10))
+	writeJSON(w, http.StatusOK, rep.Decisions)
 }
 
 func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/orbit-loop/orbit/report"
 )
 
 // Problem is an RFC 9457 problem detail: every error the API returns.
@@ -26,10 +28,16 @@ func problem(w http.ResponseWriter, r *http.Request, status int, title, detail s
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	data, err := report.JSON(v)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusInternalServerError)
+		data, _ = report.JSON(Problem{Type: "about:blank", Title: "internal error", Status: http.StatusInternalServerError, Detail: err.Error()})
+		w.Write(data)
+		return
+	}
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	w.Write(append(data, '\n'))
 }
 
 // WriteProblem writes an RFC 9457 problem detail, as every error of the API

@@ -15,6 +15,7 @@ import (
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/server"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -26,8 +27,29 @@ type page struct {
 		Iteration int64  `json:"iteration"`
 		Category  string `json:"category"`
 		Outcome   string `json:"outcome"`
-	} `json:"items"`
-	Next string `json:"next"`
+	}
+	// Next is the before= cursor of the Link header's next page.
+	Next string
+}
+
+// page reads a page of decisions: the list `orbit log --json` prints, the
+// next page in the Link header.
+func (r response) page(tb testing.TB) page {
+	tb.Helper()
+	var p page
+	r.decodeJSON(tb, &p.Items)
+	if link := r.header.Get("Link"); link != "" {
+		target, rel, _ := strings.Cut(link, ">; ")
+		if rel != `rel="next"` {
+			tb.Fatalf("Link %q; want <…>; rel=\"next\"", link)
+		}
+		u, err := url.Parse(strings.TrimPrefix(target, "<"))
+		if err != nil {
+			tb.Fatalf("Link %q: %v", link, err)
+		}
+		p.Next = u.Query().Get("before")
+	}
+	return p
 }
 
 // storeIDs are the ids of the indexed decisions matching f, newest first.
@@ -64,8 +86,7 @@ func (e *env) walkFrom(query string, limit int, before string) []string {
 		}
 		r := e.get(q)
 		wantStatus(e.tb, "GET "+q, r, 200)
-		var p page
-		r.decodeJSON(e.tb, &p)
+		p := r.page(e.tb)
 		if len(p.Items) > limit {
 			e.tb.Fatalf("GET %s: %d items; want at most %d", q, len(p.Items), limit)
 		}
@@ -100,8 +121,7 @@ func TestDecisionsPaging(t *testing.T) {
 		e.tb = t
 		r := e.get("/api/v1/decisions")
 		wantStatus(t, "GET /api/v1/decisions", r, 200)
-		var p page
-		r.decodeJSON(t, &p)
+		p := r.page(t)
 		if len(p.Items) != 50 || p.Next == "" {
 			t.Errorf("GET /api/v1/decisions: %d items, next %q; want 50 and a cursor", len(p.Items), p.Next)
 		}
@@ -238,7 +258,7 @@ func TestPrecedent(t *testing.T) {
 // sameJSON reports whether a and b encode the same JSON value.
 func sameJSON(t *testing.T, got []byte, want any) {
 	t.Helper()
-	wb, err := json.Marshal(want)
+	wb, err := report.JSON(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +349,13 @@ func TestStale(t *testing.T) {
 			if want.Total == 0 {
 				t.Fatal("nothing stale: the comparison would prove little")
 			}
-			sameJSON(t, r.body, want)
+			sameJSON(t, r.body, want.Decisions)
+			if got := r.header.Get("X-Total-Count"); got != fmt.Sprint(want.Total) {
+				t.Errorf("X-Total-Count = %q; want %d", got, want.Total)
+			}
+			if got := r.header.Get("X-Current-Iteration"); got != fmt.Sprint(want.Current) {
+				t.Errorf("X-Current-Iteration = %q; want %d", got, want.Current)
+			}
 		})
 	}
 	for _, q := range []string{"iterations=-1", "iterations=x", "limit=-1", "limit=10001"} {
@@ -536,7 +562,7 @@ func TestRetroEndpoint(t *testing.T) {
 	wantStatus(t, "POST retro", r, 201)
 	var res ceo.RetroResult
 	r.decodeJSON(t, &res)
-	if res.ID != "iter-1-2" || res.Outcome != "INCORRECT" || res.Previous != "PENDING" {
+	if res.DecisionID != "iter-1-2" || res.Outcome != "INCORRECT" || res.Previous != "PENDING" {
 		t.Errorf("POST retro = %+v; want iter-1-2 INCORRECT, previously PENDING", res)
 	}
 	lines := e.lines(project.RetroFile)

@@ -21,19 +21,18 @@ import (
 	"github.com/orbit-loop/orbit/server"
 )
 
-// decided is POST /api/v1/decisions's answer.
+// decided is POST /api/v1/decisions's answer: the record's fields, the
+// envelope beside them.
 type decided struct {
-	Decision struct {
-		ID        string `json:"id"`
-		Iteration int64  `json:"iteration"`
-		Tier      string `json:"tier"`
-		Depth     string `json:"depth"`
-		Category  string `json:"category"`
-		Input     string `json:"input"`
-		Decision  string `json:"decision"`
-	} `json:"decision"`
-	Level   string `json:"trust_level"`
-	Written bool   `json:"written"`
+	ID        string `json:"id"`
+	Iteration int64  `json:"iteration"`
+	Tier      string `json:"tier"`
+	Depth     string `json:"depth"`
+	Category  string `json:"category"`
+	Input     string `json:"input"`
+	Verdict   string `json:"decision"`
+	Level     string `json:"trust_level"`
+	Written   bool   `json:"written"`
 }
 
 const validDecision = `{"title":"Add ESLint rule eqeqeq","category":"quality","impact":"low","reversible":true}`
@@ -110,24 +109,24 @@ func TestDecide(t *testing.T) {
 			wantStatus(t, "POST decisions", r, 201)
 			var d decided
 			r.decodeJSON(t, &d)
-			if !d.Written || d.Decision.Tier != tt.tier || d.Decision.Decision != tt.decision || d.Decision.Depth != tt.depth || d.Level == "" {
+			if !d.Written || d.Tier != tt.tier || d.Verdict != tt.decision || d.Depth != tt.depth || d.Level == "" {
 				t.Errorf("POST decisions = %s; want written, tier %s, decision %s, depth %s, a trust level", r.body, tt.tier, tt.decision, tt.depth)
 			}
-			if tt.iterationIs != "" && !strings.HasPrefix(d.Decision.ID, "iter-"+tt.iterationIs+"-") {
-				t.Errorf("id %s; want one of iteration %s", d.Decision.ID, tt.iterationIs)
+			if tt.iterationIs != "" && !strings.HasPrefix(d.ID, "iter-"+tt.iterationIs+"-") {
+				t.Errorf("id %s; want one of iteration %s", d.ID, tt.iterationIs)
 			}
-			if !regexp.MustCompile(`^iter-\d+-\d+$`).MatchString(d.Decision.ID) {
-				t.Errorf("id %q is not iter-N-M", d.Decision.ID)
+			if !regexp.MustCompile(`^iter-\d+-\d+$`).MatchString(d.ID) {
+				t.Errorf("id %q is not iter-N-M", d.ID)
 			}
 			// Durable and indexed before the answer.
 			ids := e.journalIDs()
-			if ids[len(ids)-1] != d.Decision.ID {
-				t.Errorf("last journal line is %s; want %s", ids[len(ids)-1], d.Decision.ID)
+			if ids[len(ids)-1] != d.ID {
+				t.Errorf("last journal line is %s; want %s", ids[len(ids)-1], d.ID)
 			}
-			if !e.indexed(d.Decision.ID) {
-				t.Errorf("%s is not in the index when its 201 arrives", d.Decision.ID)
+			if !e.indexed(d.ID) {
+				t.Errorf("%s is not in the index when its 201 arrives", d.ID)
 			}
-			g := e.get("/api/v1/decisions/" + d.Decision.ID)
+			g := e.get("/api/v1/decisions/" + d.ID)
 			wantStatus(t, "GET the new decision", g, 200)
 		})
 	}
@@ -164,7 +163,7 @@ func TestDecideBatchIsolation(t *testing.T) {
 			if r.status == 201 {
 				var d decided
 				json.Unmarshal(r.body, &d)
-				ids[i] = d.Decision.ID
+				ids[i] = d.ID
 			}
 		})
 	}
@@ -204,11 +203,14 @@ func TestGroupCommit(t *testing.T) {
 			<-start
 			r := e.post("/api/v1/decisions", fmt.Sprintf(`{"title":"Parallel change %d","category":"quality","impact":"low","reversible":true}`, i))
 			statuses[i] = r.status
+			if r.status != 201 {
+				t.Logf("request %d: %s", i, r)
+			}
 			var d decided
 			if r.status == 201 {
 				json.Unmarshal(r.body, &d)
 			}
-			ids[i] = d.Decision.ID
+			ids[i] = d.ID
 		})
 	}
 	close(start)
@@ -315,12 +317,12 @@ func TestGracefulShutdown(t *testing.T) {
 					return
 				}
 				var d decided
-				if err := json.Unmarshal(data, &d); err != nil || d.Decision.ID == "" {
+				if err := json.Unmarshal(data, &d); err != nil || d.ID == "" {
 					t.Errorf("201 with %s", data)
 					return
 				}
 				mu.Lock()
-				accepted = append(accepted, d.Decision.ID)
+				accepted = append(accepted, d.ID)
 				mu.Unlock()
 				once.Do(func() { close(firstOK) })
 			}

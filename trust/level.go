@@ -26,6 +26,17 @@ type Window struct {
 	Accuracy  float64 `json:"accuracy"`
 }
 
+// UnknownFields: with nothing in the window, its accuracy is unknown.
+func (w Window) UnknownFields() []string { return unknownIf(w.N == 0, "accuracy") }
+
+// unknownIf is names when cond holds: what a type's UnknownFields says.
+func unknownIf(cond bool, names ...string) []string {
+	if cond {
+		return names
+	}
+	return nil
+}
+
 // NewWindow counts a window.
 func NewWindow(correct, incorrect int) Window {
 	w := Window{N: correct + incorrect, Correct: correct, Incorrect: incorrect}
@@ -81,6 +92,9 @@ type Headline struct {
 	Level     Level   `json:"level"`
 	Alert     bool    `json:"alert"`
 }
+
+// UnknownFields: with nothing scored, the accuracy is unknown.
+func (h Headline) UnknownFields() []string { return unknownIf(h.Scored() == 0, "accuracy") }
 
 // Scored returns correct + incorrect.
 func (h Headline) Scored() int { return h.Correct + h.Incorrect }

@@ -39,6 +39,9 @@ type Stat struct {
 	CI95      Interval `json:"ci95"`
 }
 
+// UnknownFields: with nothing scored, the accuracy is unknown.
+func (s Stat) UnknownFields() []string { return unknownIf(s.N == 0, "accuracy") }
+
 // NewStat counts a set.
 func NewStat(correct, incorrect int) Stat {
 	w := NewWindow(correct, incorrect)
@@ -79,6 +82,9 @@ type Bin struct {
 	CI95           Interval `json:"ci95"`
 }
 
+// UnknownFields: an empty bin has no mean confidence or accuracy.
+func (b Bin) UnknownFields() []string { return unknownIf(b.N == 0, "mean_confidence", "accuracy") }
+
 // Calibration says how well stated confidence predicts outcomes.
 type Calibration struct {
 	// N is the number of scored decisions that state a confidence.
@@ -98,6 +104,11 @@ type Calibration struct {
 	// between confidence and accuracy over the bins.
 	ECE  float64 `json:"ece"`
 	Bins []Bin   `json:"bins"`
+}
+
+// UnknownFields: without a stated confidence, no score is known.
+func (c Calibration) UnknownFields() []string {
+	return unknownIf(c.N == 0, "brier", "reliability", "resolution", "uncertainty", "within_bin", "ece")
 }
 
 // micro is the unit of confidence sums: millionths.
@@ -177,6 +188,9 @@ type Report struct {
 	// Filter says what narrowed the report ("" for the whole journal).
 	Filter string `json:"filter,omitempty"`
 }
+
+// UnknownFields: with nothing scored, the accuracy is unknown.
+func (r Report) UnknownFields() []string { return unknownIf(r.WithOutcome == 0, "accuracy") }
 
 // Cell is the count of scored decisions sharing category, tier, depth and
 // requestor.

@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/report"
@@ -33,8 +31,6 @@ type decideOptions struct {
 	JSON         jsonFlag
 	set          func(name string) bool
 }
-
-var decideFields = []string{"decision", "impact", "reversible", "trust_level", "written", "precedents"}
 
 func newCmdDecide(f *Factory, runF func(*decideOptions) error) *cobra.Command {
 	opts := &decideOptions{f: f}
@@ -92,7 +88,7 @@ queued item with your verdict and takes it out of the queue.`,
 	fl.StringVar(&opts.Request, "request", "", "decide the queued request with this id and take it out of the queue")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "classify and print, write nothing")
 	fl.IntVar(&opts.Precedents, "precedents", 3, "attach this many similar past decisions (0: none, the fastest hook path)")
-	addJSONFlag(cmd, &opts.JSON, decideFields)
+	addJSONFlag(cmd, &opts.JSON, ceo.Result{}, ceo.QueueResult{})
 	return cmd
 }
 
@@ -200,44 +196,20 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 	if err != nil {
 		return inputError(err)
 	}
-	hits, err := similar(ctx, ix, res, opts.Precedents)
-	if err != nil {
+	if err := ceo.Similar(ctx, ix, &res, opts.Precedents); err != nil {
 		return err
 	}
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, struct {
-			ceo.Result
-			Precedents []precedent.Hit `json:"precedents"`
-		}{res, hits})
+		return opts.JSON.write(f.IO.Out, res)
 	}
 	report.DecisionBlock(f.IO.Out, res)
-	if len(hits) > 0 {
+	if len(res.Precedents) > 0 {
 		fmt.Fprintln(f.IO.Out, "Precedents (most similar past decisions; AVOID = proved INCORRECT):")
-		for _, h := range hits {
+		for _, h := range res.Precedents {
 			fmt.Fprintf(f.IO.Out, "  %s\n", h.Describe())
 		}
 	}
 	return nil
-}
-
-// similar returns the k past decisions most like the one just made (not
-// itself).
-func similar(ctx context.Context, ix *journal.Index, res ceo.Result, k int) ([]precedent.Hit, error) {
-	hits := []precedent.Hit{}
-	if k <= 0 {
-		return hits, nil
-	}
-	d := res.Decision
-	found, err := precedent.Search(ctx, ix.Store, d.Input+" "+d.Context, precedent.Options{K: k + 1, Category: d.Category})
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range found {
-		if h.ID != d.ID && len(hits) < k {
-			hits = append(hits, h)
-		}
-	}
-	return hits, nil
 }
 
 // inputError turns a request that cannot be decided as given into a usage

@@ -38,7 +38,7 @@ Exit status 3 when any check finds a problem.`,
 			return doctorRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, []string{"level", "subject", "finding", "fix"})
+	addJSONFlag(cmd, &opts.JSON, []hook.Check{})
 	return cmd
 }
 

@@ -53,7 +53,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 
 func execute(ctx context.Context, f *Factory, args []string) (*cobra.Command, error) {
 	root := newCmdRoot(f)
-	root.SetArgs(args)
+	root.SetArgs(joinJSONFields(root, args))
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)

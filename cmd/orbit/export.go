@@ -99,16 +99,16 @@ func exportTo(ctx context.Context, store *db.Store, opts *exportOptions, w io.Wr
 		n := 0
 		err := store.EachDecision(ctx, filter, func(d *db.DecisionRow) error {
 			n++
-			return cw.Write(report.DecisionOf(d))
+			return cw.Write(journal.ViewOf(d))
 		})
 		if err != nil {
 			return n, err
 		}
 		return n, cw.Flush()
 	case "md":
-		var ds []report.Decision
+		var ds []journal.DecisionView
 		err := store.EachDecision(ctx, filter, func(d *db.DecisionRow) error {
-			ds = append(ds, report.DecisionOf(d))
+			ds = append(ds, journal.ViewOf(d))
 			return nil
 		})
 		if err != nil {

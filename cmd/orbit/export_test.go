@@ -77,8 +77,8 @@ func TestExportCSV(t *testing.T) {
 	if len(records) != 7 {
 		t.Fatalf("CSV has %d rows; want a header and 6 decisions", len(records))
 	}
-	if !slices.Equal(records[0], report.DecisionFields) {
-		t.Errorf("CSV header = %q; want %q", records[0], report.DecisionFields)
+	if !slices.Equal(records[0], report.CSVColumns()) {
+		t.Errorf("CSV header = %q; want %q", records[0], report.CSVColumns())
 	}
 	col := func(name string) int { return slices.Index(records[0], name) }
 	want := []struct{ id, outcome, input, confidence string }{

@@ -16,7 +16,12 @@ type importOptions struct {
 	JSON   jsonFlag
 }
 
-var importFields = []string{"dry_run", "files", "problems"}
+// importOutput is what `orbit import --json` prints.
+type importOutput struct {
+	DryRun   bool                  `json:"dry_run"`
+	Files    []*journal.ImportFile `json:"files"`
+	Problems []journal.Problem     `json:"problems"`
+}
 
 func newCmdImport(f *Factory, runF func(*importOptions) error) *cobra.Command {
 	opts := &importOptions{f: f}
@@ -50,7 +55,7 @@ Exit status 3 when any line was rejected or conflicted.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check and report, write nothing")
-	addJSONFlag(cmd, &opts.JSON, importFields)
+	addJSONFlag(cmd, &opts.JSON, importOutput{})
 	return cmd
 }
 
@@ -74,11 +79,7 @@ func importRun(ctx context.Context, opts *importOptions) error {
 		if problems == nil {
 			problems = []journal.Problem{}
 		}
-		err := opts.JSON.write(f.IO.Out, struct {
-			DryRun   bool                  `json:"dry_run"`
-			Files    []*journal.ImportFile `json:"files"`
-			Problems []journal.Problem     `json:"problems"`
-		}{opts.DryRun, rep.Files, problems})
+		err := opts.JSON.write(f.IO.Out, importOutput{opts.DryRun, rep.Files, problems})
 		if err != nil {
 			return err
 		}

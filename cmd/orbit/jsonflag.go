@@ -1,19 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/report"
 )
 
 // jsonFlag is the --json flag every read command shares: `--json` prints
-// every field, `--json=a,b` only those (unknown names are refused before the
-// command runs).
+// every field, `--json=a,b` or `--json a,b` only those. The names allowed
+// are the fields of the types the command prints (report.Fields), so the
+// list cannot drift from the output; an unknown name is refused before the
+// command runs.
 type jsonFlag struct {
 	on      bool
 	fields  []string
@@ -39,80 +42,71 @@ func (j *jsonFlag) Set(v string) error {
 	return nil
 }
 
-// addJSONFlag registers --json on cmd; allowed lists the field names of the
-// objects it prints.
-func addJSONFlag(cmd *cobra.Command, j *jsonFlag, allowed []string) {
-	j.allowed = allowed
-	cmd.Flags().Var(j, "json", "print JSON; --json=f1,f2 keeps only those fields ("+strings.Join(allowed, ", ")+")")
+// addJSONFlag registers --json on cmd. printed are (zero) values of what the
+// command prints, one per mode that prints something else (a list prints
+// its element's fields).
+func addJSONFlag(cmd *cobra.Command, j *jsonFlag, printed ...any) {
+	for _, v := range printed {
+		for _, name := range report.Fields(v) {
+			if !slices.Contains(j.allowed, name) {
+				j.allowed = append(j.allowed, name)
+			}
+		}
+	}
+	cmd.Flags().Var(j, "json", "print JSON; --json FIELDS or --json=FIELDS keeps only those fields ("+strings.Join(j.allowed, ", ")+")")
 	cmd.Flags().Lookup("json").NoOptDefVal = "*"
 }
 
-// write prints v as indented JSON, keeping only the selected fields of the
-// object (or of each object of an array).
+// write prints v in its JSON form (report.WriteJSON), keeping only the
+// selected fields; a field that what is printed does not have (another
+// mode's) is a usage error.
 func (j *jsonFlag) write(w io.Writer, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode JSON: %w", err)
-	}
-	if len(j.fields) > 0 {
-		if data, err = selectFields(data, j.fields); err != nil {
-			return err
+	if have := report.Fields(v); have != nil {
+		for _, f := range j.fields {
+			if !slices.Contains(have, f) {
+				return flagErrorf("--json: %q is not a field of what this prints (fields: %s)", f, strings.Join(have, ", "))
+			}
 		}
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, data, "", "  "); err != nil {
-		return fmt.Errorf("encode JSON: %w", err)
-	}
-	out.WriteByte('\n')
-	_, err = w.Write(out.Bytes())
-	return err
+	return report.WriteJSON(w, v, j.fields)
 }
 
-// selectFields keeps the named fields, in the order named.
-func selectFields(data []byte, fields []string) ([]byte, error) {
-	pick := func(raw json.RawMessage) ([]byte, error) {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return raw, nil
+// fieldList is what a --json value looks like: names joined by commas.
+var fieldList = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// joinJSONFields rewrites gh's form `--json a,b` to `--json=a,b` for the
+// command args name, so that a bare --json (every field) still works:
+// the word after --json is taken as fields when it names only fields of
+// that command, or is a comma-separated list of names.
+func joinJSONFields(root *cobra.Command, args []string) []string {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return args
+	}
+	fl := cmd.Flags().Lookup("json")
+	if fl == nil {
+		return args
+	}
+	j, ok := fl.Value.(*jsonFlag)
+	if !ok {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
 		}
-		var b bytes.Buffer
-		b.WriteByte('{')
-		for i, f := range fields {
-			if i > 0 {
-				b.WriteByte(',')
+		if a == "--json" && i+1 < len(args) && fieldList.MatchString(args[i+1]) {
+			names := strings.Split(args[i+1], ",")
+			known := !slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(j.allowed, n) })
+			if known || len(names) > 1 {
+				out = append(out, "--json="+args[i+1])
+				i++
+				continue
 			}
-			k, _ := json.Marshal(f)
-			b.Write(k)
-			b.WriteByte(':')
-			if v, ok := m[f]; ok {
-				b.Write(v)
-			} else {
-				b.WriteString("null")
-			}
 		}
-		b.WriteByte('}')
-		return b.Bytes(), nil
+		out = append(out, a)
 	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 || trimmed[0] != '[' {
-		return pick(trimmed)
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(trimmed, &items); err != nil {
-		return nil, fmt.Errorf("encode JSON: %w", err)
-	}
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		p, err := pick(it)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(p)
-	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return out
 }

@@ -116,7 +116,13 @@ type knowledgeImportOptions struct {
 	JSON        jsonFlag
 }
 
-var knowledgeImportFields = []string{"dir", "files", "problems", "decisions"}
+// knowledgeImportOutput is what `orbit knowledge import --json` prints.
+type knowledgeImportOutput struct {
+	Dir       string                    `json:"dir"`
+	Files     []knowledgeFileSummary    `json:"files"`
+	Problems  []knowledge.Problem       `json:"problems"`
+	Decisions *knowledge.DecisionReport `json:"decisions"`
+}
 
 func newCmdKnowledgeImport(f *Factory, runF func(*knowledgeImportOptions) error) *cobra.Command {
 	opts := &knowledgeImportOptions{f: f}
@@ -170,7 +176,7 @@ decision was rejected or conflicted.`,
 	cmd.Flags().StringVar(&opts.Tracks, "tracks", "", "conductor's tracks directory (default: DIR/../tracks)")
 	cmd.Flags().BoolVar(&opts.NoDecisions, "no-decisions", false, "index the knowledge files only")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "report the decisions that would be appended, append nothing (the knowledge files are indexed)")
-	addJSONFlag(cmd, &opts.JSON, knowledgeImportFields)
+	addJSONFlag(cmd, &opts.JSON, knowledgeImportOutput{})
 	return cmd
 }
 
@@ -250,12 +256,7 @@ func knowledgeImportRun(ctx context.Context, opts *knowledgeImportOptions) error
 		fail = &findingsError{msg: "knowledge import: some entries or decisions have problems (see above)"}
 	}
 	if opts.JSON.on {
-		if err := opts.JSON.write(f.IO.Out, struct {
-			Dir       string                    `json:"dir"`
-			Files     []knowledgeFileSummary    `json:"files"`
-			Problems  []knowledge.Problem       `json:"problems"`
-			Decisions *knowledge.DecisionReport `json:"decisions"`
-		}{dir, files, problems, drep}); err != nil {
+		if err := opts.JSON.write(f.IO.Out, knowledgeImportOutput{dir, files, problems, drep}); err != nil {
 			return err
 		}
 		if fail != nil {
@@ -395,7 +396,7 @@ errors.json); --no-record looks without counting.`,
 	}
 	cmd.Flags().IntVarP(&opts.K, "k", "k", 5, "how many solutions")
 	cmd.Flags().BoolVar(&opts.NoRecord, "no-record", false, "do not count the matches as occurrences")
-	addJSONFlag(cmd, &opts.JSON, knowledge.MatchFields)
+	addJSONFlag(cmd, &opts.JSON, []knowledge.Match{})
 	return cmd
 }
 
@@ -457,8 +458,6 @@ type knowledgeAddOptions struct {
 	JSON jsonFlag
 }
 
-var knowledgeAddFields = []string{"id", "file", "line", "shape", "created"}
-
 func newCmdKnowledgeAdd(f *Factory, runF func(*knowledgeAddOptions) error) *cobra.Command {
 	opts := &knowledgeAddOptions{f: f}
 	cmd := &cobra.Command{
@@ -498,7 +497,7 @@ holds (compared case-insensitively, as patterns match).`,
 	cmd.Flags().StringVar(&opts.Req.Track, "track", "", "the track it was discovered in")
 	cmd.Flags().StringVar(&opts.Req.Problem, "problem", "", "what causes the error")
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "knowledge directory (default: conductor/knowledge)")
-	addJSONFlag(cmd, &opts.JSON, knowledgeAddFields)
+	addJSONFlag(cmd, &opts.JSON, knowledge.Added{})
 	return cmd
 }
 
@@ -542,8 +541,6 @@ type knowledgeExportOptions struct {
 	JSON   jsonFlag
 }
 
-var knowledgeExportFields = []string{"dry_run", "files"}
-
 func newCmdKnowledgeExport(f *Factory, runF func(*knowledgeExportOptions) error) *cobra.Command {
 	opts := &knowledgeExportOptions{f: f}
 	cmd := &cobra.Command{
@@ -569,7 +566,7 @@ matches is not touched: byte-identical.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change, write nothing")
-	addJSONFlag(cmd, &opts.JSON, knowledgeExportFields)
+	addJSONFlag(cmd, &opts.JSON, knowledge.ExportReport{})
 	return cmd
 }
 
@@ -647,7 +644,7 @@ plus the matches recorded since the last export) and their solution.`,
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only error (errors.json) or pattern (patterns.md) entries")
 	cmd.Flags().BoolVar(&opts.Unusable, "unusable", false, "only error entries without a usable regex")
 	cmd.Flags().BoolVar(&opts.NeverMatched, "never-matched", false, "only error entries orbit never matched")
-	addJSONFlag(cmd, &opts.JSON, knowledge.RecordFields)
+	addJSONFlag(cmd, &opts.JSON, []knowledge.Record{})
 	return cmd
 }
 
@@ -711,7 +708,7 @@ the most matched.`,
 			return knowledgeStatsRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, knowledge.StatsFields)
+	addJSONFlag(cmd, &opts.JSON, knowledge.Stats{})
 	return cmd
 }
 

@@ -48,7 +48,7 @@ latest retrograde event: CORRECT, INCORRECT, or PENDING while unverified).`,
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many decisions (0: all)")
 	cmd.Flags().StringVar(&opts.Category, "category", "", "only this category (feature, architecture, quality, scope, deploy)")
 	cmd.Flags().StringVar(&opts.Outcome, "outcome", "", "only this current outcome (CORRECT, INCORRECT, PENDING, N/A)")
-	addJSONFlag(cmd, &opts.JSON, report.DecisionFields)
+	addJSONFlag(cmd, &opts.JSON, []journal.DecisionView{})
 	return cmd
 }
 
@@ -62,9 +62,9 @@ func logRun(ctx context.Context, opts *logOptions) error {
 	if err != nil {
 		return err
 	}
-	ds := make([]report.Decision, len(rows))
+	ds := make([]journal.DecisionView, len(rows))
 	for i := range rows {
-		ds[i] = report.DecisionOf(&rows[i])
+		ds[i] = journal.ViewOf(&rows[i])
 	}
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, ds)

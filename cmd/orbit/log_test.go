@@ -48,12 +48,12 @@ func TestLogPipedFormat(t *testing.T) {
 		t.Fatalf("log piped: %d lines; want 6 (no header):\n%s", len(got), res.stdout)
 	}
 	for i, l := range got {
-		if n := strings.Count(l, "\t"); n != 8 {
-			t.Errorf("line %d has %d tabs; want 8 (9 columns): %q", i+1, n, l)
+		if n := strings.Count(l, "\t"); n != 9 {
+			t.Errorf("line %d has %d tabs; want 9 (10 columns): %q", i+1, n, l)
 		}
 	}
 	// A tab inside a cell must not make a new column.
-	want := "iter-2-2\t2\tquick_review\tmedium\tfeature\tAPPROVED\t0.8\tPENDING\tAdd CSV export"
+	want := "iter-2-2\t2\t2026-03-08T10:25:00Z\tquick_review\tmedium\tfeature\tAPPROVED\t0.8\tPENDING\tAdd CSV export"
 	if got[2] != want {
 		t.Errorf("line 3 = %q; want %q", got[2], want)
 	}
@@ -133,15 +133,19 @@ func TestLogJSON(t *testing.T) {
 	}
 	var raws []json.RawMessage
 	json.Unmarshal([]byte(res.stdout), &raws)
-	if got, want := strings.Join(objectKeys(t, raws[0]), ","), "id,iteration,ts,tier,depth,category,input,decision,reason,next_action,verification,retro_previous_id,retro_outcome,confidence,requestor,outcome,line"; got != want {
+	if got, want := strings.Join(objectKeys(t, raws[0]), ","), "id,iteration,ts,tier,depth,category,input,decision,reason,next_action,verification,retrograde,confidence,requestor,context,request_id,outcome,outcome_ts,evidence,line"; got != want {
 		t.Errorf("log --json keys = %s; want %s", got, want)
 	}
 	first := all[0]
-	for k, want := range map[string]any{"id": "iter-3-2", "iteration": 3.0, "outcome": "PENDING", "retro_previous_id": "iter-2-1",
-		"retro_outcome": "CORRECT", "confidence": 1.0, "line": 6.0, "input": "Défer dark mode — next sprint"} {
+	for k, want := range map[string]any{"id": "iter-3-2", "iteration": 3.0, "outcome": "PENDING", "outcome_ts": nil, "evidence": nil,
+		"requestor": nil, "confidence": 1.0, "line": 6.0, "input": "Défer dark mode — next sprint"} {
 		if first[k] != want {
 			t.Errorf("log --json [0].%s = %#v; want %#v", k, first[k], want)
 		}
+	}
+
+	if r, ok := first["retrograde"].(map[string]any); !ok || r["previous_id"] != "iter-2-1" || r["outcome"] != "CORRECT" {
+		t.Errorf("log --json [0].retrograde = %#v; want {previous_id: iter-2-1, outcome: CORRECT}, as in the journal line", first["retrograde"])
 	}
 
 	tests := []struct {
@@ -202,7 +206,7 @@ func TestLogJSONUnknownField(t *testing.T) {
 	if res.code != exitUsage {
 		t.Errorf("log --json=id,bogus: exit %d; want %d", res.code, exitUsage)
 	}
-	if !strings.Contains(res.stderr, `unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retro_previous_id, retro_outcome, confidence, requestor, outcome, line)`) {
+	if !strings.Contains(res.stderr, `unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retrograde, confidence, requestor, context, request_id, outcome, outcome_ts, evidence, line)`) {
 		t.Errorf("stderr %q does not name the allowed fields", res.stderr)
 	}
 	if res.stdout != "" {

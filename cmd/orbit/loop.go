@@ -40,10 +40,6 @@ records under .planning/loops/, and the bounded foreground runner.`,
 	return cmd
 }
 
-// loopFields are the fields of one loop in the unified view.
-var loopFields = []string{"framework", "id", "title", "type", "status", "native_status", "iteration", "max_iterations",
-	"updated_at", "budget_used", "budget_limit", "budget_unit", "path", "files", "controls", "warnings", "details", "runs", "history"}
-
 // loops opens what the loop commands share: the project root, the index
 // (for the loop event journal) and the clock.
 func loopHistory(ctx context.Context, f *Factory) (*loop.History, error) {

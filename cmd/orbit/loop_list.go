@@ -56,7 +56,7 @@ history survives any later rewrite of its file.`,
 	}
 	cmd.Flags().StringVar(&opts.Framework, "framework", "", "only this framework's loops")
 	cmd.Flags().BoolVar(&opts.Active, "active", false, "only loops that have not stopped")
-	addJSONFlag(cmd, &opts.JSON, loopFields)
+	addJSONFlag(cmd, &opts.JSON, []loop.View{})
 	return cmd
 }
 

@@ -72,7 +72,7 @@ Exit status: 0 only on verifier-passed; 3 on any other end.`,
 	cmd.Flags().BoolVar(&opts.Run.Write, "write", false, "keep the record, the events and the review artifact")
 	cmd.Flags().StringVar(&opts.Run.Loop, "loop", "", "run this existing Citadel record (implies --write)")
 	cmd.Flags().StringVar(&opts.Run.Artifact, "artifact", "", "review artifact path (default .planning/loops/{id}.md)")
-	addJSONFlag(cmd, &opts.JSON, []string{"id", "path", "status", "stop_reason", "attempts", "max_attempts", "runs", "review_artifact", "external"})
+	addJSONFlag(cmd, &opts.JSON, citadel.RunResult{})
 	return cmd
 }
 

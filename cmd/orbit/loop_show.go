@@ -41,7 +41,7 @@ two frameworks share it, or any unique prefix.`,
 			return loopShowRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, loopFields)
+	addJSONFlag(cmd, &opts.JSON, loop.View{})
 	return cmd
 }
 

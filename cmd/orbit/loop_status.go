@@ -31,10 +31,15 @@ func newCmdLoopStatus(f *Factory, runF func(*loopStatusOptions) error) *cobra.Co
 			return loopStatusRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, []string{"has_state", "active", "iteration", "max_iterations", "time_limit_minutes", "started_at", "trust_level",
-		"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "completion_sentinel", "budget_tokens", "tokens_used",
-		"stop_reason", "stopped_at", "lock"})
+	addJSONFlag(cmd, &opts.JSON, loopStatus{})
 	return cmd
+}
+
+// loopStatus is what `orbit loop status --json` prints: the state file's
+// fields and the session lock beside them.
+type loopStatus struct {
+	ceo.LoopInfo
+	Lock *orbitloop.Lock `json:"lock"`
 }
 
 func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
@@ -49,10 +54,7 @@ func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
 	}
 	lk, lerr := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, struct {
-			ceo.LoopInfo
-			Lock *orbitloop.Lock `json:"lock"`
-		}{o, lk})
+		return opts.JSON.write(f.IO.Out, loopStatus{o, lk})
 	}
 	out := f.IO.Out
 	if !o.HasState {

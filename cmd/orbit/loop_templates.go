@@ -32,8 +32,7 @@ and stop conditions. ` + "`orbit loop plan --template NAME`" + ` instantiates on
 			return loopTemplatesRun(opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, []string{"id", "title", "type", "triggerKind", "cadence", "goal", "verifierCommand", "verifierProfile",
-		"maxAttempts", "stopConditions"})
+	addJSONFlag(cmd, &opts.JSON, citadel.Templates())
 	return cmd
 }
 

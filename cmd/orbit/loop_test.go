@@ -359,7 +359,7 @@ func TestLoopStatus(t *testing.T) {
 		}
 		keys := objectKeys(t, []byte(res.stdout))
 		want := []string{"has_state", "active", "iteration", "max_iterations", "time_limit_minutes", "started_at", "trust_level",
-			"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "completion_sentinel", "budget_tokens", "tokens_used", "hook_event", "lock"}
+			"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "completion_sentinel", "budget_tokens", "tokens_used", "stop_reason", "stopped_at", "hook_event", "lock"}
 		if !slices.Equal(keys, want) {
 			t.Errorf("--json keys = %q; want %q", keys, want)
 		}

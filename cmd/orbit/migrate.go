@@ -46,8 +46,15 @@ func newCmdMigrateStatus(f *Factory, runF func(*migrateOptions) error) *cobra.Co
 			return migrateStatusRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, []string{"index_version", "binary_version", "migrations"})
+	addJSONFlag(cmd, &opts.JSON, migrateStatus{})
 	return cmd
+}
+
+// migrateStatus is what `orbit migrate status --json` prints.
+type migrateStatus struct {
+	Index      int64                `json:"index_version"`
+	Binary     int64                `json:"binary_version"`
+	Migrations []db.MigrationStatus `json:"migrations"`
 }
 
 // openUnmigrated opens the index without migrating it.
@@ -75,11 +82,7 @@ func migrateStatusRun(ctx context.Context, opts *migrateOptions) error {
 		return err
 	}
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, struct {
-			Index      int64                `json:"index_version"`
-			Binary     int64                `json:"binary_version"`
-			Migrations []db.MigrationStatus `json:"migrations"`
-		}{v, migrations.Version, st})
+		return opts.JSON.write(f.IO.Out, migrateStatus{v, migrations.Version, st})
 	}
 	fmt.Fprintf(f.IO.ErrOut, "index schema v%d, binary schema v%d\n", v, migrations.Version)
 	t := &report.Table{Header: []string{"VERSION", "MIGRATION", "STATE", "APPLIED AT"}}

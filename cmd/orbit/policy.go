@@ -44,8 +44,16 @@ func newCmdPolicy(f *Factory, runF func(*policyOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Level, "level", "", "show the matrix at this trust level instead of the current one")
-	addJSONFlag(cmd, &opts.JSON, []string{"level", "scored", "cells"})
+	addJSONFlag(cmd, &opts.JSON, policyOutput{})
 	return cmd
+}
+
+// policyOutput is what `orbit policy --json` prints; Scored is null for a
+// level given with --level.
+type policyOutput struct {
+	Level  trust.Level   `json:"level"`
+	Scored *int          `json:"scored"`
+	Cells  []policy.Cell `json:"cells"`
 }
 
 func policyRun(ctx context.Context, opts *policyOptions) error {
@@ -68,11 +76,11 @@ func policyRun(ctx context.Context, opts *policyOptions) error {
 		return err
 	}
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, struct {
-			Level  trust.Level   `json:"level"`
-			Scored int           `json:"scored"`
-			Cells  []policy.Cell `json:"cells"`
-		}{level, scored, cells})
+		out := policyOutput{Level: level, Cells: cells}
+		if scored >= 0 {
+			out.Scored = &scored
+		}
+		return opts.JSON.write(f.IO.Out, out)
 	}
 	if scored >= 0 {
 		fmt.Fprintf(f.IO.ErrOut, "trust level %s (%d scored decisions)\n", level, scored)

@@ -24,8 +24,6 @@ type precedentOptions struct {
 	JSON             jsonFlag
 }
 
-var precedentFields = []string{"id", "score", "category", "input", "decision", "reason", "next_action", "outcome", "iteration", "ts", "tier", "depth", "avoid"}
-
 func newCmdPrecedent(f *Factory, runF func(*precedentOptions) error) *cobra.Command {
 	opts := &precedentOptions{f: f}
 	cmd := &cobra.Command{
@@ -67,7 +65,7 @@ stdin.`,
 	cmd.Flags().IntVarP(&opts.K, "k", "k", 3, "how many")
 	cmd.Flags().BoolVar(&opts.IncludeIncorrect, "include-incorrect", false, "rank decisions proved INCORRECT like the others")
 	cmd.Flags().BoolVar(&opts.ExcludeIncorrect, "exclude-incorrect", false, "leave out decisions proved INCORRECT")
-	addJSONFlag(cmd, &opts.JSON, precedentFields)
+	addJSONFlag(cmd, &opts.JSON, []precedent.Hit{})
 	return cmd
 }
 
@@ -115,7 +113,7 @@ func precedentRun(ctx context.Context, opts *precedentOptions) error {
 		if h.Avoid {
 			outcome += " (AVOID)"
 		}
-		t.Append(h.ID, strconv.FormatInt(h.Iteration, 10), h.Category, h.Decision, outcome, strconv.FormatFloat(h.Score, 'f', 2, 64), h.Input)
+		t.Append(h.ID, strconv.FormatInt(h.Iteration, 10), h.Category, h.Decision.Decision, outcome, strconv.FormatFloat(h.Score, 'f', 2, 64), h.Input)
 	}
 	if err := t.Render(f.IO.Out, f.IO.OutTTY); err != nil {
 		return err

@@ -33,7 +33,7 @@ every answer after a rebuild is the same as before it.`,
 			return rebuildRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, syncFields)
+	addJSONFlag(cmd, &opts.JSON, syncResult{})
 	return cmd
 }
 

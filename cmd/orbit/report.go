@@ -51,7 +51,7 @@ session statistics. --write writes the file atomically.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Write, "write", false, "write .claude/ceo-loop-progress.md")
-	addJSONFlag(cmd, &opts.JSON, []string{"loop", "iteration", "trust", "pending", "next_depth", "this_iteration", "session", "stale", "now"})
+	addJSONFlag(cmd, &opts.JSON, ceo.Progress{})
 	return cmd
 }
 
@@ -94,7 +94,7 @@ func newCmdReportSummary(f *Factory, runF func(*reportOptions) error) *cobra.Com
 			return reportSummaryRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, []string{"loop", "iteration", "trust", "pending", "next_depth", "this_iteration", "session", "stale", "now"})
+	addJSONFlag(cmd, &opts.JSON, ceo.Progress{})
 	return cmd
 }
 

@@ -46,7 +46,7 @@ and INCORRECT. The state file's counters and trust level follow.`,
 	}
 	cmd.Flags().StringVar(&opts.Evidence, "evidence", "", "what shows it (a commit, a CI run, an incident)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "check the id and outcome, write nothing")
-	addJSONFlag(cmd, &opts.JSON, []string{"id", "outcome", "previous_outcome", "trust"})
+	addJSONFlag(cmd, &opts.JSON, ceo.RetroResult{})
 	return cmd
 }
 
@@ -69,7 +69,7 @@ func retroRun(ctx context.Context, opts *retroOptions) error {
 		verb = "would record"
 	}
 	h := res.Trust
-	fmt.Fprintf(f.IO.Out, "%s: %s %s (was %s)\n", res.ID, verb, res.Outcome, res.Previous)
+	fmt.Fprintf(f.IO.Out, "%s: %s %s (was %s)\n", res.DecisionID, verb, res.Outcome, res.Previous)
 	fmt.Fprintf(f.IO.Out, "accuracy %s, last 20 %s, last 10 %s, trust %s\n",
 		windowText(trust.NewWindow(h.Correct, h.Incorrect)), windowText(h.Last20), windowText(h.Last10), h.Level)
 	if h.Alert {

@@ -59,7 +59,7 @@ CI can gate on it.`,
 	cmd.Flags().DurationVar(&opts.OlderThan, "older-than", 0, "stale when older than this (e.g. 24h); replaces --iterations")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "list at most this many, oldest first (0: all)")
 	cmd.Flags().BoolVar(&opts.Fail, "fail", false, "exit 3 when any decision is stale")
-	addJSONFlag(cmd, &opts.JSON, []string{"id", "iteration", "age_iterations", "category", "input", "ts", "age_seconds"})
+	addJSONFlag(cmd, &opts.JSON, []ceo.StaleDecision{})
 	return cmd
 }
 

@@ -25,8 +25,6 @@ type syncResult struct {
 	Index     db.Counts         `json:"index"`
 }
 
-var syncFields = []string{"decisions_added", "events_added", "problems", "rewritten", "recovered_files", "index"}
-
 func newCmdSync(f *Factory, runF func(*syncOptions) error) *cobra.Command {
 	opts := &syncOptions{f: f}
 	cmd := &cobra.Command{
@@ -50,7 +48,7 @@ first differing line, the records the index held from there on are saved to
 			return syncRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, syncFields)
+	addJSONFlag(cmd, &opts.JSON, syncResult{})
 	return cmd
 }
 

@@ -26,9 +26,6 @@ type trustOptions struct {
 	JSON     jsonFlag
 }
 
-var trustFields = []string{"decisions", "with_outcome", "correct", "incorrect", "accuracy", "ci95", "last20", "last10", "level",
-	"alert", "alert_text", "by_category", "by_tier", "by_depth", "by_requestor", "iterations", "calibration", "filter"}
-
 func newCmdTrust(f *Factory, runF func(*trustOptions) error) *cobra.Command {
 	opts := &trustOptions{f: f}
 	cmd := &cobra.Command{
@@ -85,7 +82,7 @@ iterations against the 80%/90% thresholds and the reliability diagram.`,
 	cmd.Flags().IntVar(&opts.Window, "window", 0, "only the last N scored decisions")
 	cmd.Flags().IntVar(&opts.Bins, "bins", 10, "confidence bins for calibration")
 	cmd.Flags().StringVar(&opts.Chart, "chart", "", "also draw the charts to this .svg or .png file")
-	addJSONFlag(cmd, &opts.JSON, trustFields)
+	addJSONFlag(cmd, &opts.JSON, trust.Report{})
 	return cmd
 }
 

@@ -17,7 +17,12 @@ type verifyOptions struct {
 	All  bool
 }
 
-var verifyFields = []string{"ok", "files", "findings"}
+// verifyOutput is what `orbit verify --json` prints.
+type verifyOutput struct {
+	OK       bool                `json:"ok"`
+	Files    []journal.FileCheck `json:"files"`
+	Findings []journal.Problem   `json:"findings"`
+}
 
 func newCmdVerify(f *Factory, runF func(*verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{f: f}
@@ -45,7 +50,7 @@ allowed), 3 when there is any other finding.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "list every warning")
-	addJSONFlag(cmd, &opts.JSON, verifyFields)
+	addJSONFlag(cmd, &opts.JSON, verifyOutput{})
 	return cmd
 }
 
@@ -80,11 +85,7 @@ func verifyRun(ctx context.Context, opts *verifyOptions) error {
 		if findings == nil {
 			findings = []journal.Problem{}
 		}
-		if err := opts.JSON.write(f.IO.Out, struct {
-			OK       bool                `json:"ok"`
-			Files    []journal.FileCheck `json:"files"`
-			Findings []journal.Problem   `json:"findings"`
-		}{rep.OK(), rep.Files, findings}); err != nil {
+		if err := opts.JSON.write(f.IO.Out, verifyOutput{rep.OK(), rep.Files, findings}); err != nil {
 			return err
 		}
 		return fail()

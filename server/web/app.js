@@ -39,13 +39,17 @@ function fill(tbody, rows, cols, empty) {
   for (const r of rows) tbody.appendChild(r);
 }
 
-async function get(path) {
+async function fetchJSON(path) {
   const headers = { Accept: "application/json" };
   const t = sessionStorage.getItem("orbit-token");
   if (t) headers.Authorization = "Bearer " + t;
   const res = await fetch(path, { headers });
   if (!res.ok) throw new Error(path + ": " + res.status);
-  return res.json();
+  return { body: await res.json(), headers: res.headers };
+}
+
+async function get(path) {
+  return (await fetchJSON(path)).body;
 }
 
 async function loadTrust() {
@@ -79,9 +83,10 @@ async function loadQueue() {
 }
 
 async function loadStale() {
-  const s = await get("/api/v1/stale?limit=20");
-  $("stale-meta").textContent = s.total ? s.total + " unverified · iteration " + s.current_iteration : "";
-  fill($("stale"), s.decisions.map((d) => {
+  const s = await fetchJSON("/api/v1/stale?limit=20");
+  const total = s.headers.get("X-Total-Count");
+  $("stale-meta").textContent = s.body.length ? total + " unverified · iteration " + s.headers.get("X-Current-Iteration") : "";
+  fill($("stale"), s.body.map((d) => {
     const tr = document.createElement("tr");
     cell(tr, d.id); cell(tr, d.age_iterations + " iter"); cell(tr, d.category); cell(tr, d.input, "input");
     return tr;
@@ -103,8 +108,8 @@ async function loadDecisions() {
     fill($("decisions-table"), hits.map((h) => decisionRow(h, h.avoid)), 7, "no similar past decision");
     return;
   }
-  const page = await get("/api/v1/decisions?limit=25");
-  fill($("decisions-table"), page.items.map((d) => decisionRow(d, false)), 7, "no decision yet");
+  const latest = await get("/api/v1/decisions?limit=25");
+  fill($("decisions-table"), latest.map((d) => decisionRow(d, false)), 7, "no decision yet");
 }
 
 async function loopAction(id, action) {
