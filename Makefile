@@ -30,11 +30,17 @@ test: vet
 vet:
 	$(GO) vet ./...
 
-# Run each fuzz target for FUZZTIME (default 30s).
+# Run every fuzz target in the module (go test -list finds them) for
+# FUZZTIME each (default 30s); stops at the first failure.
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReadRecords$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./journal -run '^$$' -fuzz '^FuzzDecodeMatchesEncodingJSON$$' -fuzztime $(FUZZTIME)
+	@set -e; targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { t[n++] = $$1 } \
+	  /^(ok|\?)[ \t]/ { for (i = 0; i < n; i++) print $$2 "," t[i]; n = 0 }'); \
+	  [ -n "$$targets" ] || { echo "no fuzz targets found"; exit 1; }; \
+	  for pt in $$targets; do pkg=$${pt%%,*}; target=$${pt#*,}; \
+	    echo "== $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME); \
+	  done
 
 # The reliability suite (reliability/, build tag reliability): builds the real
 # binary and attacks it with parallel hooks, kill -9, a lost or broken index,
