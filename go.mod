@@ -3,7 +3,6 @@ module github.com/orbit-loop/orbit
 go 1.26.8
 
 require (
-	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/jackc/pgx/v5 v5.12.0

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unicode"
-	"unicode/utf8"
-
-	porterstemmer "github.com/blevesearch/go-porterstemmer"
+	"slices"
 
 	"github.com/orbit-loop/orbit/db"
 )
@@ -27,8 +24,17 @@ type ftsStats struct {
 	avgdl float64
 }
 
+// fts5FormatVersion is the version of FTS5's storage format (its config
+// table's 'version') whose averages record readStats decodes;
+// TestFTS5RecordFormat fails if the linked SQLite writes another.
+const fts5FormatVersion = 4
+
+// ftsColumns is how many columns decisions_fts indexes.
+const ftsColumns = 4
+
 // readStats decodes the full-text index's averages record (its row 1: the
-// row count, then each column's total token count, as SQLite varints).
+// row count, then each column's total token count, as SQLite varints). A
+// record of any other shape is an error, not a wrong score.
 func readStats(ctx context.Context, store *db.Store) (ftsStats, error) {
 	var blob []byte
 	err := store.DB.QueryRowxContext(ctx, `SELECT block FROM decisions_fts_data WHERE id = 1`).Scan(&blob)
@@ -38,20 +44,32 @@ func readStats(ctx context.Context, store *db.Store) (ftsStats, error) {
 	if err != nil {
 		return ftsStats{}, fmt.Errorf("precedent: index totals: %w", err)
 	}
-	rows, n := sqliteVarint(blob)
-	if n == 0 || rows <= 0 {
+	return decodeStats(blob)
+}
+
+// decodeStats decodes an averages record: a row count and ftsColumns token
+// totals, as SQLite varints, and nothing else.
+func decodeStats(blob []byte) (ftsStats, error) {
+	var v [1 + ftsColumns]uint64
+	off, got := 0, 0
+	for ; got < len(v); got++ {
+		n := 0
+		if v[got], n = sqliteVarint(blob[off:]); n == 0 {
+			break
+		}
+		off += n
+	}
+	if got != len(v) || off != len(blob) {
+		return ftsStats{}, fmt.Errorf("precedent: index totals: FTS5's averages record (% x) is not a row count and %d column totals", blob, ftsColumns)
+	}
+	if v[0] == 0 {
 		return ftsStats{}, nil
 	}
 	var total uint64
-	for off := n; off < len(blob); {
-		v, k := sqliteVarint(blob[off:])
-		if k == 0 {
-			break
-		}
-		total += v
-		off += k
+	for _, n := range v[1:] {
+		total += n
 	}
-	return ftsStats{rows: int64(rows), avgdl: float64(total) / float64(rows)}, nil
+	return ftsStats{rows: int64(v[0]), avgdl: float64(total) / float64(v[0])}, nil
 }
 
 // sqliteVarint decodes SQLite's big-endian varint (1 to 9 bytes; the ninth
@@ -81,81 +99,69 @@ func idf(rows int64, hits float64) float64 {
 	return v
 }
 
-// stem is the term the index's tokenizer (porter over unicode61) makes of a
-// lower-cased word: porter leaves words under 3 or over 64 bytes alone.
-func stem(word string) string {
-	if len(word) < 3 || len(word) > 64 {
-		return word
-	}
-	return porterstemmer.StemString(word)
-}
-
 // terms are the query's index terms, with what lets a document's words be
 // checked against them without stemming every word.
 type terms struct {
 	stems []string
-	// byPrefix maps the first two bytes of a stem (the whole stem when
-	// shorter) to the stems that start so: a word's stem keeps the word's
-	// first two bytes, so only words starting so can stem to one of them.
-	byPrefix map[string][]int
+	// pairs are the first two bytes a word must start with to stem to one
+	// of stems (as b0<<8|b1): a stem keeps its word's first byte, and its
+	// second unless the stem is shorter or step 1c made a second "y" an
+	// "i" ("eyed" stems to "ei"). singles are the stems of one byte.
+	pairs   []uint16
+	singles []byte
+	sbuf    []byte
 }
 
-func newTerms(tokens []string) terms {
-	t := terms{stems: make([]string, len(tokens)), byPrefix: map[string][]int{}}
+func newTerms(tokens []string) *terms {
+	t := &terms{stems: make([]string, len(tokens))}
 	for i, tok := range tokens {
-		s := stem(tok)
+		t.sbuf = stem(t.sbuf, []byte(tok))
+		s := string(t.sbuf)
 		t.stems[i] = s
-		p := prefix2(s)
-		t.byPrefix[p] = append(t.byPrefix[p], i)
+		switch {
+		case len(s) == 1:
+			t.singles = append(t.singles, s[0])
+		case len(s) >= 2:
+			t.pairs = append(t.pairs, uint16(s[0])<<8|uint16(s[1]))
+			if s[1] == 'i' {
+				t.pairs = append(t.pairs, uint16(s[0])<<8|'y')
+			}
+		}
 	}
 	return t
 }
 
-func prefix2(s string) string {
-	if len(s) > 2 {
-		return s[:2]
+// mayStemToTerm is false for a word that cannot stem to any term.
+func (t *terms) mayStemToTerm(w []byte) bool {
+	if len(w) == 0 {
+		return false // no term is empty: Tokens drops empty tokens
 	}
-	return s
+	if slices.Contains(t.singles, w[0]) {
+		return true
+	}
+	return len(w) >= 2 && slices.Contains(t.pairs, uint16(w[0])<<8|uint16(w[1]))
 }
 
-// scan tokenizes text as the index does (runs of letters and digits,
-// lower-cased), adds to tf how often each query term occurs in it, and
-// returns how many tokens the text has.
-func (t terms) scan(text string, tf []int, buf []byte) (int, []byte) {
+// scan tokenizes text as the index does (unicode61.go, porter.go), adds to
+// tf how often each query term occurs in it, and returns how many tokens
+// the text has.
+func (t *terms) scan(text string, tf []int, buf []byte) (int, []byte) {
 	n := 0
-	for i := 0; i < len(text); {
-		r, w := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsLetter(r) && !unicode.IsNumber(r) {
-			i += w
-			continue
-		}
-		buf = buf[:0]
-		for i < len(text) {
-			r, w = utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) && !unicode.IsNumber(r) {
-				break
-			}
-			if r < utf8.RuneSelf {
-				if 'A' <= r && r <= 'Z' {
-					r += 'a' - 'A'
-				}
-				buf = append(buf, byte(r))
-			} else {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			}
-			i += w
+	for i := 0; ; {
+		var ok bool
+		buf, i, ok = nextToken(text, i, buf)
+		if !ok {
+			return n, buf
 		}
 		n++
-		cands, ok := t.byPrefix[prefix2(string(buf))]
-		if !ok {
+		if !t.mayStemToTerm(buf) {
 			continue
 		}
-		s := stem(string(buf))
-		for _, c := range cands {
-			if t.stems[c] == s {
+		t.sbuf = stem(t.sbuf, buf)
+		for c, s := range t.stems {
+			if s == string(t.sbuf) {
 				tf[c]++
 			}
 		}
 	}
-	return n, buf
 }

@@ -6,10 +6,7 @@
 // passes is safe.
 package precedent
 
-import (
-	"strings"
-	"unicode"
-)
+import "strings"
 
 // maxTokenRunes bounds one query token; longer runs are cut.
 const maxTokenRunes = 64
@@ -31,44 +28,53 @@ func init() {
 	}
 }
 
-// Tokens splits text into the words a query searches for: maximal runs of
-// letters and digits, lower-cased, without stopwords, at most maxTokens
-// distinct ones in order of first appearance. The FTS5 tokenizer (unicode61)
-// splits at least wherever this does, so each token is one FTS term: no
-// query ever becomes a phrase, an operator or a column filter.
+// Tokens splits text into the words a query searches for: the index's own
+// tokens (unicode61: lower-cased, diacritics removed, see unicode61.go)
+// without stopwords, each cut to maxTokenRunes characters, at most
+// maxTokens distinct ones in order of first appearance. Each is one term of
+// the index's tokenizer, so no query ever becomes a phrase, an operator or a
+// column filter, and bm25 in Go scores the term FTS5 matches.
 func Tokens(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	var b strings.Builder
-	n := 0
-	flush := func() {
-		if b.Len() == 0 {
-			return
+	var buf, check []byte
+	for i := 0; len(out) < maxTokens; {
+		var ok bool
+		buf, i, ok = nextToken(text, i, buf)
+		if !ok {
+			break
 		}
-		t := strings.ToLower(b.String())
-		b.Reset()
-		n = 0
-		if stopwords[t] || seen[t] || len(out) >= maxTokens {
-			return
-		}
-		if len(t) == 1 && t[0] >= 'a' && t[0] <= 'z' {
-			return // a lone ASCII letter says nothing
-		}
-		seen[t] = true
-		out = append(out, t)
-	}
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
-			if n < maxTokenRunes {
-				b.WriteRune(r)
-				n++
-			}
+		tok := cutChars(buf, maxTokenRunes)
+		if len(tok) == 0 || stopwords[string(tok)] || seen[string(tok)] {
 			continue
 		}
-		flush()
+		if len(tok) == 1 && tok[0] >= 'a' && tok[0] <= 'z' {
+			continue // a lone ASCII letter says nothing
+		}
+		// A cut token is still one token of itself (its characters are
+		// token characters, folded); checked rather than assumed.
+		var end int
+		if check, end, ok = nextToken(string(tok), 0, check); !ok || end != len(tok) || string(check) != string(tok) {
+			continue
+		}
+		seen[string(tok)] = true
+		out = append(out, string(tok))
 	}
-	flush()
 	return out
+}
+
+// cutChars cuts a folded token after n characters (a character of it starts
+// at any byte that is not a UTF-8 continuation byte).
+func cutChars(tok []byte, n int) []byte {
+	for i := range tok {
+		if tok[i]&0xC0 != 0x80 {
+			if n == 0 {
+				return tok[:i]
+			}
+			n--
+		}
+	}
+	return tok
 }
 
 // quote makes a token an FTS5 string: double quotes around it, inner

@@ -27,7 +27,11 @@ func TestTokens(t *testing.T) {
 		{"column filter is words", "title:foo input:bar", []string{"title", "foo", "input", "bar"}},
 		{"quotes and stars", `"unbalanced c++ mig*`, []string{"unbalanced", "mig"}},
 		{"duplicates once", "cache Cache CACHE", []string{"cache"}},
-		{"unicode", "Überprüfung der Datenbank café", []string{"überprüfung", "der", "datenbank", "café"}},
+		{"diacritics removed as the index does", "Überprüfung der Datenbank café", []string{"uberprufung", "der", "datenbank", "cafe"}},
+		{"combining mark kept in the word, dropped", "cafe\u0301 CAFÉ", []string{"cafe"}},
+		{"greek and cyrillic lower-cased, accents kept", "ΣΟΦΊΑ Ёлка", []string{"σοφία", "ёлка"}},
+		{"emoji separates", "deploy🚀rollback", []string{"deploy", "rollback"}},
+		{"cjk run is one word", "数据库迁移 plan", []string{"数据库迁移", "plan"}},
 		{"empty", "  ;;; ** ", nil},
 		{"lone letters dropped", "a b c x1", []string{"x1"}},
 	}
