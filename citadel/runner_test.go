@@ -330,9 +330,14 @@ func TestRunPlannedRecord(t *testing.T) {
 	if _, err := citadel.CreateContract(context.Background(), root, c); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift"}); err == nil {
-		// npm run docs:check is the template's verifier: it runs, and
-		// fails here, which is fine; what matters is that it ran.
+	// npm run docs:check is the template's verifier: it runs and fails
+	// here (no package.json; or no npm), which ends the one attempt.
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift"})
+	if err != nil {
+		t.Fatalf("running the planned record: %v", err)
+	}
+	if res.Status != "attempt-limit" || res.Attempts != 1 || len(res.Runs) != 1 || res.Runs[0].ExitCode == nil || *res.Runs[0].ExitCode == 0 {
+		t.Errorf("run of the planned record: status %q after %d attempts, runs %+v; want attempt-limit after 1, the verifier exiting non-zero", res.Status, res.Attempts, res.Runs)
 	}
 	m, runs := record(t, root, citadel.RunResult{Path: ".planning/loops/docs-drift.json"})
 	if len(runs) != 1 || runs[0]["verifier"] != "npm run docs:check" || m["template"] != "docs-drift-check" || m["reviewArtifact"] != ".planning/loops/docs-drift.md" {
