@@ -195,7 +195,7 @@ func (in *Input) make(id string, iteration int64, level trust.Level, now time.Ti
 // defaultIteration is the state file's iteration, else the journal's
 // highest, else 1.
 func defaultIteration(ctx context.Context, ix *journal.Index) (int64, error) {
-	st, err := loop.ReadState(ix.Project.Path(project.StateFile))
+	st, err := loop.ReadState(ix.Project.Root, project.StateFile)
 	switch {
 	case err == nil:
 		n, ok, err := st.Int("iteration")
@@ -368,12 +368,12 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 // started) it does nothing. The file is rewritten only when a value changed.
 func SyncState(ctx context.Context, ix *journal.Index) error {
 	path := ix.Project.Path(project.StateFile)
-	unlock, err := flock.Path(ctx, path+".lock")
+	unlock, err := flock.Path(ctx, ix.Project.Root, path+".lock")
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := loop.ReadState(path)
+	st, err := loop.ReadState(ix.Project.Root, path)
 	if errors.Is(err, loop.ErrNoState) {
 		return nil
 	}
@@ -397,7 +397,7 @@ func SyncState(ctx context.Context, ix *journal.Index) error {
 	if string(before) == string(after) {
 		return nil
 	}
-	return journal.WriteFileAtomic(path, after, 0o644)
+	return journal.WriteFileAtomic(ix.Project.Root, path, after, 0o644)
 }
 
 // Similar sets res.Precedents to the k past decisions most like the one

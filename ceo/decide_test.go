@@ -468,7 +468,7 @@ func TestDecideStateFile(t *testing.T) {
 			if got := e.mustRead(project.StateFile); got != want {
 				t.Errorf("state file =\n%s\nwant\n%s", got, want)
 			}
-			st, err := loop.ReadState(e.path(project.StateFile))
+			st, err := loop.ReadState("", e.path(project.StateFile))
 			if err != nil {
 				t.Fatalf("the written state does not read: %v", err)
 			}

@@ -69,7 +69,7 @@ type QueueResult struct {
 // queue is an error naming the item and field, and nothing is written.
 func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueResult, error) {
 	var res QueueResult
-	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
 		return res, err
 	}
@@ -173,12 +173,12 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 // lock: read, drop, atomic rewrite. It returns what remains.
 func removeFromQueue(ctx context.Context, ix *journal.Index, items []queue.Request) (*queue.Queue, error) {
 	path := ix.Project.Path(project.PendingFile)
-	unlock, err := flock.Path(ctx, path+".lock")
+	unlock, err := flock.Path(ctx, ix.Project.Root, path+".lock")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	q, err := queue.Read(path)
+	q, err := queue.Read(ix.Project.Root, path)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func removeFromQueue(ctx context.Context, ix *journal.Index, items []queue.Reque
 // DecideRequest decides one queued request (the deep focus, typically) with
 // the agent's verdict, then takes it out of the queue.
 func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, verdict Input, opts Options) (Result, error) {
-	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
 		return Result{}, err
 	}

@@ -148,7 +148,7 @@ func TestWorkedExample(t *testing.T) {
 	// A run that stopped before rewriting the queue left req-003 in it: it
 	// is taken out, not decided twice.
 	e.copyIn(workedQueue, project.PendingFile)
-	q, err := queue.Read(e.path(project.PendingFile))
+	q, err := queue.Read("", e.path(project.PendingFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestDecideRequestDryRunAndOverrides(t *testing.T) {
 }
 
 func TestFromRequestAndDepthOf(t *testing.T) {
-	q, err := queue.Read(seedQueueFile)
+	q, err := queue.Read("", seedQueueFile)
 	if err != nil {
 		t.Fatal(err)
 	}

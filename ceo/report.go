@@ -14,7 +14,7 @@ import (
 
 // ReadLoopInfo reads the state file's fields that reports show.
 func ReadLoopInfo(p project.Project) (LoopInfo, error) {
-	o, _, err := ReadLoopState(p.Path(project.StateFile))
+	o, _, err := ReadLoopState(p.Root, project.StateFile)
 	return o, err
 }
 
@@ -55,7 +55,7 @@ func ReadPending(ctx context.Context, ix *journal.Index) (Pending, error) {
 	if p.Trust, err = trust.Current(ctx, ix.Store); err != nil {
 		return p, err
 	}
-	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
 		return p, err
 	}

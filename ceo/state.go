@@ -41,8 +41,8 @@ type LoopInfo struct {
 // typed, and as the ordered object it is (to be written back). No file is
 // not an error: HasState is false and the State nil. A field of the wrong
 // type is an error naming it, with the State still returned.
-func ReadLoopState(path string) (LoopInfo, *loop.State, error) {
-	st, err := loop.ReadState(path)
+func ReadLoopState(root, path string) (LoopInfo, *loop.State, error) {
+	st, err := loop.ReadState(root, path)
 	if errors.Is(err, loop.ErrNoState) {
 		return LoopInfo{}, nil, nil
 	}

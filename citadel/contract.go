@@ -251,9 +251,6 @@ func CreateContract(ctx context.Context, root string, c Contract) (string, error
 		return "", err
 	}
 	path := RecordPath(root, c.ID)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", path, err)
-	}
 	data, err := c.Bytes()
 	if err != nil {
 		return "", err
@@ -263,13 +260,14 @@ func CreateContract(ctx context.Context, root string, c Contract) (string, error
 		return "", err
 	}
 	defer unlock()
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil {
 		return "", fmt.Errorf("%s already exists: pick another --id", loop.Rel(root, path))
 	}
 	st, err := loop.ParseState(path, data)
 	if err != nil {
 		return "", err
 	}
+	st.Root = root
 	return path, st.Write()
 }
 

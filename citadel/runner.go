@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -346,7 +345,7 @@ func (s *runState) control(ctx context.Context) (status string, stop bool) {
 
 // currentStatus is the record's status as written now ("" if unreadable).
 func (s *runState) currentStatus() string {
-	st, err := loop.ReadState(s.path)
+	st, err := loop.ReadState(s.r.Root, s.path)
 	if err != nil {
 		return ""
 	}
@@ -472,11 +471,12 @@ func (s *runState) writeArtifact(stoppedAt string) error {
 	if s.c.ReviewArtifact == nil {
 		return nil
 	}
-	path := filepath.Join(s.r.Root, filepath.FromSlash(*s.c.ReviewArtifact))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write review artifact: %w", err)
+	// Relative to the root, so that a path climbing out of it is refused.
+	rel := filepath.FromSlash(*s.c.ReviewArtifact)
+	if filepath.IsAbs(rel) {
+		return fmt.Errorf("write review artifact %s: an absolute path; the contract may only name a file of the project", rel)
 	}
-	return journal.WriteFileAtomic(path, []byte(s.artifact(stoppedAt)), 0o644)
+	return journal.WriteFileAtomic(s.r.Root, rel, []byte(s.artifact(stoppedAt)), 0o644)
 }
 
 func (s *runState) artifact(stoppedAt string) string {

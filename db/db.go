@@ -242,7 +242,7 @@ func (s *Store) Status(ctx context.Context) ([]MigrationStatus, error) {
 // has no SQLite locker) and records the schema version in user_version. It
 // returns the migrations it applied.
 func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
-	unlock, err := flock.Path(ctx, s.Path+".lock")
+	unlock, err := flock.Path(ctx, "", s.Path+".lock")
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/synth"
 )
 
@@ -56,7 +57,15 @@ func WriteSamples(dir string) (map[string]string, error) {
 			return err
 		}
 		dst := filepath.Join(dir, filepath.Base(path))
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		f, err := project.OpenFile(dir, dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return fmt.Errorf("write sample: %w", err)
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return fmt.Errorf("write sample: %w", err)
 		}
 		out[path] = dst

@@ -9,6 +9,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/orbit-loop/orbit/project"
 )
 
 // Lock takes an exclusive flock on f, waiting until it is free.
@@ -46,13 +48,15 @@ func Unlock(f *os.File) error {
 	return nil
 }
 
-// Path locks the file at path (created if absent, never written) and returns
-// the function that unlocks and closes it. It polls until ctx is done, so a
-// caller can bound how long it waits.
-func Path(ctx context.Context, path string) (unlock func() error, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// Path locks the file at path (absolute, or relative to the project root;
+// created if absent, never written) and returns the function that unlocks
+// and closes it. It polls until ctx is done, so a caller can bound how long
+// it waits. The lock file is opened as every file under a project is
+// (project.OpenFile): a link in its place is refused, never followed.
+func Path(ctx context.Context, root, path string) (unlock func() error, err error) {
+	f, err := project.OpenFile(root, path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	delay := time.Millisecond
 	for {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orbit-loop/orbit/loop"
@@ -39,7 +40,10 @@ type cavekitLock struct {
 
 func scanCavekit(root string, now time.Time, s *loop.Scan) {
 	dir := filepath.Join(root, CavekitDir)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if _, err := listDir(root, dir); err != nil {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			problem(s, root, dir, err)
+		}
 		return
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -269,7 +273,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func readCavekitLock(path string) (*cavekitLock, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, nil)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -310,7 +314,7 @@ func (f frontMatter) int(key string) (*int64, string) {
 }
 
 func readFrontMatter(path string) (frontMatter, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +362,7 @@ func teardownCavekit(ctx context.Context, root string, now time.Time) (json.RawM
 		return nil, err
 	}
 	defer unlock()
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, nil)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: the Cavekit loop is not active (no .loop.json)", CavekitLoopFile)
 	}

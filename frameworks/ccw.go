@@ -58,7 +58,7 @@ func ccwStatus(native, failure string) (string, string) {
 
 func scanCCW(root string, s *loop.Scan) {
 	dir := filepath.Join(root, CCWDir)
-	entries, err := os.ReadDir(dir)
+	entries, err := listDir(root, dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			problem(s, root, dir, err)
@@ -231,7 +231,7 @@ func ccwTaskFile(root, id string) string {
 // line without a newline) and returns the numbers of the lines that are
 // not JSON objects.
 func countJSONL(path string) (n int, bad []int, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, nil)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // scanCitadel reads .planning/loops/*.json and .planning/daemon.json.
 func scanCitadel(root string, s *loop.Scan) {
 	dir := filepath.Join(root, citadel.LoopsDir)
-	entries, err := os.ReadDir(dir)
+	entries, err := listDir(root, dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		problem(s, root, dir, err)
 	}

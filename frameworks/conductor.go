@@ -38,7 +38,7 @@ var (
 
 func scanConductor(root string, s *loop.Scan) {
 	dir := filepath.Join(root, ConductorTracksDir)
-	entries, err := os.ReadDir(dir)
+	entries, err := listDir(root, dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			problem(s, root, dir, err)

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // object is a foreign JSON object read leniently: each member kept raw (a
@@ -59,39 +58,16 @@ func readObject(path string) (object, []byte, error) {
 	return o, data, err
 }
 
-// readFile reads a whole file with plain system calls (open, read until
-// end, close) into buf's storage (grown when too small): os.ReadFile also
-// stats the file and offers it to the poller, two more calls per file,
-// and a fresh buffer per file, which showed over a thousand loop files.
+// maxFileBytes bounds a framework file orbit reads.
+const maxFileBytes = 16 << 20
+
+// readFile reads a whole file into buf's storage (grown when too small),
+// never through a link at its last component and only if it is a regular
+// file of at most maxFileBytes (project.ReadRegular: plain system calls,
+// which showed over a thousand loop files). The directories it is read
+// from are checked once by listDir.
 func readFile(path string, buf []byte) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	for err == syscall.EINTR {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	if cap(buf) == 0 {
-		buf = make([]byte, 0, 8192)
-	}
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
+	return project.ReadRegular(path, buf, maxFileBytes)
 }
 
 func parseObject(path string, data []byte) (object, error) {

@@ -141,8 +141,20 @@ func scanOrbit(root string, now time.Time, s *loop.Scan) {
 }
 
 func exists(path string) bool {
-	_, err := os.Stat(path)
+	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// listDir lists dir, after checking that no directory from root down to it
+// is a link (project.OpenDir): the files read from the listing are then
+// only checked at their last component (readFile).
+func listDir(root, dir string) ([]os.DirEntry, error) {
+	d, err := project.OpenDir(root, dir, false)
+	if err != nil {
+		return nil, err
+	}
+	d.Close()
+	return os.ReadDir(dir)
 }
 
 // identify sets the view's id from o's key, else from name (the record

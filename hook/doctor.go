@@ -3,8 +3,8 @@ package hook
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +78,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 	}
 
 	// The loop's state and lock.
-	o, _, err := ceo.ReadLoopState(p.Path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(p.Root, project.StateFile)
 	switch {
 	case err != nil:
 		add(Problem, project.StateFile, err.Error(), "fix the JSON, or `orbit loop stop` then `orbit loop start` to rewrite it")
@@ -95,7 +95,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 			add(Warning, project.StateFile, fmt.Sprintf("the time limit passed %s ago", now.Sub(d).Round(time.Second)),
 				"the next Stop hook tears the loop down; `orbit loop stop` does it now")
 		}
-		lk, err := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
+		lk, err := orbitloop.ReadLock(p.Root)
 		switch {
 		case err != nil:
 			add(Problem, orbitloop.LockFile, err.Error(), "delete it: the next Stop hook takes the loop")
@@ -110,7 +110,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 	}
 
 	// The pending queue.
-	if q, err := queue.Read(p.Path(project.PendingFile)); err != nil {
+	if q, err := queue.Read(p.Root, project.PendingFile); err != nil {
 		add(Problem, project.PendingFile, err.Error(), "fix the item named; `orbit decide --queue` refuses a malformed queue and leaves it untouched")
 	} else if q.Exists {
 		add(OK, project.PendingFile, fmt.Sprintf("%d pending requests", len(q.Requests)), "")
@@ -118,7 +118,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 
 	// The hooks.
 	settings := p.Path(SettingsFile)
-	data, err := ReadSettings(settings)
+	data, err := ReadSettings(p.Root, settings)
 	switch {
 	case err != nil:
 		add(Problem, SettingsFile, err.Error(), "")
@@ -153,7 +153,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 	}
 
 	// The hook's last error.
-	if line := lastError(p.Path(project.HookLogFile)); line != "" {
+	if line := lastError(p.Root); line != "" {
 		add(Warning, project.HookLogFile, "last error: "+line, "see the log; the hook reports every failure there")
 	}
 	return cs, nil
@@ -175,13 +175,22 @@ func binaryExists(bin string) bool {
 	return err == nil
 }
 
-// lastError returns the last line of the hook log that reports an error.
-func lastError(path string) string {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) || err != nil {
+// logTail is how much of the hook log's end doctor reads.
+const logTail = 1 << 20
+
+// lastError returns the last line of the hook log that reports an error,
+// among the lines of its last MiB.
+func lastError(root string) string {
+	f, err := project.Open(root, project.HookLogFile)
+	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > logTail {
+		if _, err := f.Seek(fi.Size()-logTail, io.SeekStart); err != nil {
+			return ""
+		}
+	}
 	last := ""
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -47,7 +47,7 @@ type Guide struct {
 // (doctor names it).
 func ReadGuide(ctx context.Context, ix *journal.Index, iteration int64, level trust.Level, now time.Time) (Guide, error) {
 	g := Guide{Iteration: iteration, Level: level, Now: now}
-	if data, err := ReadSettings(ix.Project.Path(MCPFile)); err == nil {
+	if data, err := ReadSettings(ix.Project.Root, MCPFile); err == nil {
 		g.MCP, _, _ = RegisteredMCP(data)
 	}
 	id, err := ix.NextID(ctx, iteration)

@@ -28,7 +28,7 @@ const primeIntro = "orbit keeps this project's ORBIT loop: every decision goes i
 // least important first. It reads and changes nothing else: no lock is
 // taken, no counter moves. It is "" when no ORBIT loop is active.
 func Prime(ctx context.Context, ix *journal.Index, now time.Time) (string, error) {
-	o, st, err := ceo.ReadLoopState(ix.Project.Path(project.StateFile))
+	o, st, err := ceo.ReadLoopState(ix.Project.Root, project.StateFile)
 	if err != nil || !o.Active {
 		return "", err
 	}
@@ -67,7 +67,7 @@ func SessionStart(ctx context.Context, env Env, in Input) Result {
 	if !found {
 		return r
 	}
-	o, _, err := ceo.ReadLoopState(p.Path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(p.Root, project.StateFile)
 	if err != nil {
 		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop`", err))
 	}
@@ -77,7 +77,7 @@ func SessionStart(ctx context.Context, env Env, in Input) Result {
 	add := func(text string) Output {
 		return Output{Specific: &SpecificOutput{HookEventName: "SessionStart", AdditionalContext: text}}
 	}
-	lk, err := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
+	lk, err := orbitloop.ReadLock(p.Root)
 	if err != nil {
 		return fail(err)
 	}

@@ -3,7 +3,7 @@ package hook
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
@@ -54,7 +54,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 	}
 	secs = append(secs, section{priority: 9, lines: head, keep: len(head)})
 
-	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 		secs = append(secs, ss)
 	}
 
-	if data, err := os.ReadFile(ix.Project.Path(project.ProgressFile)); err == nil && len(strings.TrimSpace(string(data))) > 0 {
+	if data := progressHead(ix.Project.Root); len(strings.TrimSpace(string(data))) > 0 {
 		lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 		if len(lines) > progressLines {
 			lines = lines[:progressLines]
@@ -232,4 +232,20 @@ func fit(out Output, secs []section) Output {
 		out.Reason = string(r[:len(r)*9/10]) + "…"
 	}
 	return out
+}
+
+// progressHeadBytes bounds what is read of the progress file: its first
+// lines are all the prompt quotes.
+const progressHeadBytes = 64 << 10
+
+// progressHead is the start of the progress file (nil when there is none,
+// or it cannot be read as a regular file of the project).
+func progressHead(root string) []byte {
+	f, err := project.Open(root, project.ProgressFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, progressHeadBytes))
+	return data
 }

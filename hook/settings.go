@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // SettingsFile is Claude Code's project settings file.
@@ -137,9 +138,13 @@ func RegisteredCommand(data []byte, event, sub string) (string, error) {
 	return "", nil
 }
 
-// ReadSettings reads a settings file; a missing one is empty.
-func ReadSettings(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// MaxSettingsBytes bounds a settings file orbit reads.
+const MaxSettingsBytes = 4 << 20
+
+// ReadSettings reads a settings file (absolute, or relative to the project
+// root); a missing one is empty.
+func ReadSettings(root, path string) ([]byte, error) {
+	data, err := project.ReadFile(root, path, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

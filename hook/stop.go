@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
 
@@ -85,7 +85,7 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		return r
 	}
 	owner := "session:" + orUnknown(in.SessionID)
-	claim, err := orbitloop.Acquire(ctx, p.Path(orbitloop.LockFile), owner, env.PID, env.Host, now)
+	claim, err := orbitloop.Acquire(ctx, p.Root, owner, env.PID, env.Host, now)
 	if err != nil {
 		return fail(err)
 	}
@@ -245,7 +245,7 @@ func locate(env Env, in Input) (p project.Project, found bool, err error) {
 	if p, err = project.New(root, ""); err != nil {
 		return p, false, err
 	}
-	if _, err := os.Stat(p.Path(project.StateFile)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(p.Path(project.StateFile)); errors.Is(err, os.ErrNotExist) {
 		return p, false, nil
 	}
 	return p, true, nil
@@ -310,7 +310,7 @@ func teardownCause(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, in In
 	if o.BudgetTokens > 0 && o.TokensUsed >= o.BudgetTokens {
 		return "budget-exhausted", fmt.Sprintf("%d of %d tokens used", o.TokensUsed, o.BudgetTokens), nil
 	}
-	q, err := queue.Read(ix.Project.Path(project.PendingFile))
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
 		return "", "", err
 	}
@@ -345,19 +345,22 @@ func sentinelSeen(sentinel string, in Input) bool {
 	return transcriptTailHas(in.TranscriptPath, sentinel)
 }
 
-// AppendLog appends one line to the project's hook log.
+// AppendLog appends one line to the project's hook log, opened as every
+// file under the project is (a link in its place is refused, never
+// followed). The line is escaped (report.EscapeLog): whatever text from
+// the input or the project it quotes, it holds no control character and
+// nothing a shell would run.
 func AppendLog(root, line string) error {
 	if root == "" || line == "" {
 		return nil
 	}
-	path := filepath.Join(root, project.HookLogFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := project.OpenFile(root, project.HookLogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("hook log %s: %w", path, err)
+		return fmt.Errorf("hook log: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.WriteString(strings.ReplaceAll(line, "\n", " ") + "\n"); err != nil {
-		return fmt.Errorf("hook log %s: %w", path, err)
+	if _, err := f.WriteString(report.EscapeLog(line) + "\n"); err != nil {
+		return fmt.Errorf("hook log %s: %w", f.Name(), err)
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func (fx *fixture) exists(rel string) bool {
 // orbit reads the state file as the loop's state.
 func (fx *fixture) orbit() ceo.LoopInfo {
 	fx.tb.Helper()
-	o, _, err := ceo.ReadLoopState(fx.path(project.StateFile))
+	o, _, err := ceo.ReadLoopState("", fx.path(project.StateFile))
 	if err != nil {
 		fx.tb.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestStopLockRecordsThisProcess(t *testing.T) {
 	fx.stop(testNow, hook.Input{SessionID: "s1", LastAssistantMessage: "one"})
 	later := testNow.Add(2 * time.Minute)
 	fx.stop(later, hook.Input{SessionID: "s1", StopHookActive: true, LastAssistantMessage: "two"})
-	lk, err := orbitloop.ReadLock(fx.path(orbitloop.LockFile))
+	lk, err := orbitloop.ReadLock(fx.root)
 	if err != nil || lk == nil {
 		t.Fatalf("ReadLock = %v, %v; want the lock", lk, err)
 	}
@@ -233,7 +233,7 @@ func TestStopLockConflict(t *testing.T) {
 	if got := fx.read(project.StateFile); got != before {
 		t.Errorf("state after a lock conflict:\n%s\nwant it unchanged:\n%s", got, before)
 	}
-	lk, _ := orbitloop.ReadLock(fx.path(orbitloop.LockFile))
+	lk, _ := orbitloop.ReadLock(fx.root)
 	if lk == nil || lk.Owner != "session:other" {
 		t.Errorf("lock after a conflict = %+v; want still session:other's", lk)
 	}
@@ -250,7 +250,7 @@ func TestStopStaleLockTakenOver(t *testing.T) {
 	if want := "orbit: took over the loop from session:old, whose heartbeat was older than 5m0s"; r.Output.SystemMessage != want {
 		t.Errorf("systemMessage = %q; want %q", r.Output.SystemMessage, want)
 	}
-	if lk, _ := orbitloop.ReadLock(fx.path(orbitloop.LockFile)); lk == nil || lk.Owner != "session:s2" {
+	if lk, _ := orbitloop.ReadLock(fx.root); lk == nil || lk.Owner != "session:s2" {
 		t.Errorf("lock = %+v; want session:s2's", lk)
 	}
 	if it := fx.orbit().Iteration; it != 6 {

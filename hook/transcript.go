@@ -2,24 +2,34 @@ package hook
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // tailBytes is how much of the transcript's end is searched for the
 // completion sentinel.
 const tailBytes = 64 << 10
 
+// Bounds on what one Stop reads of a transcript, which may be anything the
+// hook's input names: a line longer than maxTranscriptLine is skipped
+// unread (no message is that long), and at most maxTranscriptRead new
+// bytes are counted per Stop (the rest at the next).
+const (
+	maxTranscriptLine = 16 << 20
+	maxTranscriptRead = 256 << 20
+)
+
 // transcriptTailHas reports whether an assistant message near the end of
 // a Claude Code transcript (JSONL) holds text.
 func transcriptTailHas(path, text string) bool {
-	f, err := os.Open(path)
+	f, err := project.OpenRegular(path)
 	if err != nil {
 		return false
 	}
@@ -124,9 +134,9 @@ func countTokens(st *loop.State, path string) (int64, error) {
 	if prev, _, _ := st.String("transcript_path"); prev != path {
 		off, lastID = 0, "" // a new session's transcript: count it from its start
 	}
-	f, err := os.Open(path)
+	f, err := project.OpenRegular(path)
 	if err != nil {
-		return used, fmt.Errorf("transcript %s: %w", path, err)
+		return used, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.Size() < off {
@@ -135,11 +145,11 @@ func countTokens(st *loop.State, path string) (int64, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return used, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	br := bufio.NewReaderSize(f, 256<<10)
+	lines := boundedLines{r: bufio.NewReaderSize(io.LimitReader(f, maxTranscriptRead), 256<<10), max: maxTranscriptLine}
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			off += int64(len(line))
+		line, n, err := lines.next()
+		off += n
+		if len(line) > 0 {
 			var m struct {
 				Type    string `json:"type"`
 				Message struct {
@@ -170,4 +180,47 @@ func countTokens(st *loop.State, path string) (int64, error) {
 		}
 	}
 	return used, nil
+}
+
+// boundedLines reads whole lines of at most max bytes; a longer line is
+// read past and skipped, never held.
+type boundedLines struct {
+	r   *bufio.Reader
+	max int
+}
+
+// next returns the next whole line that fits (nil for one skipped as too
+// long) and how many bytes were consumed. A last line without its newline
+// is not consumed: it is read again, whole, next time. err is io.EOF at
+// the end.
+func (b *boundedLines) next() (line []byte, consumed int64, err error) {
+	var buf bytes.Buffer
+	long := false
+	for {
+		frag, err := b.r.ReadSlice('\n')
+		if !long {
+			if buf.Len()+len(frag) > b.max {
+				long, buf = true, bytes.Buffer{}
+			} else {
+				buf.Write(frag)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			consumed += int64(len(frag))
+			continue
+		}
+		if err != nil {
+			// Unterminated: give back what a whole line would have been,
+			// unless it was already too long to ever be read.
+			if long {
+				return nil, consumed + int64(len(frag)), err
+			}
+			return nil, 0, err
+		}
+		consumed += int64(len(frag))
+		if long {
+			return nil, consumed, nil
+		}
+		return buf.Bytes(), consumed, nil
+	}
 }

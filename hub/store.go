@@ -138,7 +138,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	dialect, fsys := goose.DialectPostgres, migrations.Postgres
 	if s.Dialect == SQLite {
 		dialect, fsys = goose.DialectSQLite3, migrations.SQLite
-		unlock, err := flock.Path(ctx, s.path+".lock")
+		unlock, err := flock.Path(ctx, "", s.path+".lock")
 		if err != nil {
 			return err
 		}

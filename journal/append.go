@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // Appender writes whole lines to the end of a journal while holding an
@@ -16,27 +17,36 @@ import (
 // O_APPEND, each call is one write(2) of whole lines, then fsync.
 type Appender struct {
 	f       *os.File
+	dir     *project.Dir
 	path    string
 	created bool
 }
 
-// OpenAppender opens path for appending (creating it and its directory if
-// absent) and locks it. Close unlocks it. Other appenders, orbit's or any
-// tool's that takes flock, wait until then.
-func OpenAppender(path string) (*Appender, error) {
-	_, statErr := os.Stat(path)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("append %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+// OpenAppender opens path (absolute, or relative to the project root) for
+// appending, creating it and its directory if absent, and locks it. Close
+// unlocks it. Other appenders, orbit's or any tool's that takes flock, wait
+// until then. Nothing between root and the file may be a link, and the file
+// must be a regular file (project.OpenFile).
+func OpenAppender(root, path string) (*Appender, error) {
+	d, err := project.OpenDir(root, filepath.Dir(project.Abs(root, path)), true)
 	if err != nil {
 		return nil, fmt.Errorf("append %s: %w", path, err)
 	}
-	if err := flock.Lock(f); err != nil {
-		f.Close()
-		return nil, err
+	name := filepath.Base(path)
+	_, existed, err := d.Lstat(name)
+	if err == nil {
+		var f *os.File
+		if f, err = d.Open(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			if err = flock.Lock(f); err == nil {
+				return &Appender{f: f, dir: d, path: f.Name(), created: !existed}, nil
+			}
+			f.Close()
+			d.Close()
+			return nil, err
+		}
 	}
-	return &Appender{f: f, path: path, created: errors.Is(statErr, os.ErrNotExist)}, nil
+	d.Close()
+	return nil, fmt.Errorf("append: %w", err)
 }
 
 // Append writes lines, which must each end in a newline, in one write and
@@ -66,7 +76,7 @@ func (a *Appender) Append(lines []byte) error {
 	}
 	if a.created {
 		a.created = false
-		if err := syncDir(filepath.Dir(a.path)); err != nil {
+		if err := a.dir.Sync(); err != nil {
 			return err
 		}
 	}
@@ -95,5 +105,6 @@ func (a *Appender) Close() error {
 	if err := a.f.Close(); err != nil && uerr == nil {
 		uerr = fmt.Errorf("append %s: %w", a.path, err)
 	}
+	a.dir.Close()
 	return uerr
 }

@@ -16,7 +16,7 @@ import (
 
 func appendOnce(tb testing.TB, path, data string) {
 	tb.Helper()
-	a, err := OpenAppender(path)
+	a, err := OpenAppender("", path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestAppendRefusesPartialLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(lineA+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := OpenAppender(path)
+	a, err := OpenAppender("", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestAppendRefusesPartialLine(t *testing.T) {
 
 func TestAppenderHoldsLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	a, err := OpenAppender(path)
+	a, err := OpenAppender("", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAppendConcurrentGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range n {
-				a, err := OpenAppender(path)
+				a, err := OpenAppender("", path)
 				if err != nil {
 					errs <- err
 					return
@@ -199,7 +199,7 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "bad ORBIT_APPEND_HELPER:", spec)
 		os.Exit(2)
 	}
-	a, err := OpenAppender(path)
+	a, err := OpenAppender("", path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -207,7 +207,7 @@ func TestHelperProcess(t *testing.T) {
 	for i := range n {
 		// Release the lock between appends so that the processes interleave.
 		if i > 0 {
-			if a, err = OpenAppender(path); err != nil {
+			if a, err = OpenAppender("", path); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}

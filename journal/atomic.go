@@ -4,29 +4,43 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/orbit-loop/orbit/project"
 )
 
 // AtomicFile is a file written beside its final path and renamed over it on
 // Commit: a reader sees the old content or the new, never a mix, and a crash
-// leaves one of them.
+// leaves one of them. The directory is opened without following links from
+// the project root, the temporary file is created O_EXCL|O_NOFOLLOW in it,
+// and the file it replaces must be a regular file (project.Dir).
 type AtomicFile struct {
 	*os.File
+	dir  *project.Dir
 	path string
 	done bool
 }
 
-// CreateAtomic starts replacing path.
-func CreateAtomic(path string, perm os.FileMode) (*AtomicFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// CreateAtomic starts replacing path (absolute, or relative to root).
+func CreateAtomic(root, path string, perm os.FileMode) (*AtomicFile, error) {
+	path = project.Abs(root, path)
+	d, err := project.OpenDir(root, filepath.Dir(path), true)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	// Refuse before writing anything when the target cannot be replaced.
+	if mode, ok, err := d.Lstat(filepath.Base(path)); err != nil || (ok && !mode.IsRegular()) {
+		d.Close()
+		if err == nil {
+			err = &project.UnsafeError{Path: path, Why: "not a regular file: not replaced"}
+		}
+		return nil, fmt.Errorf("write: %w", err)
+	}
+	tmp, err := d.CreateTemp("."+filepath.Base(path)+".tmp-", perm)
+	if err != nil {
+		d.Close()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &AtomicFile{File: tmp, path: path}, nil
+	return &AtomicFile{File: tmp, dir: d, path: path}, nil
 }
 
 // Commit makes the new content durable and puts it in place: fsync, close,
@@ -36,22 +50,23 @@ func (a *AtomicFile) Commit() error {
 		return nil
 	}
 	a.done = true
+	defer a.dir.Close()
 	writes.Add(1)
-	name := a.File.Name()
+	name := filepath.Base(a.File.Name())
 	if err := a.File.Sync(); err != nil {
 		a.File.Close()
-		os.Remove(name)
+		a.dir.Remove(name)
 		return fmt.Errorf("write %s: %w", a.path, err)
 	}
 	if err := a.File.Close(); err != nil {
-		os.Remove(name)
+		a.dir.Remove(name)
 		return fmt.Errorf("write %s: %w", a.path, err)
 	}
-	if err := os.Rename(name, a.path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", a.path, err)
+	if err := a.dir.Rename(name, filepath.Base(a.path)); err != nil {
+		a.dir.Remove(name)
+		return fmt.Errorf("write: %w", err)
 	}
-	return syncDir(filepath.Dir(a.path))
+	return a.dir.Sync()
 }
 
 // Abort discards the new content; the old file is untouched. It is a no-op
@@ -62,12 +77,14 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.File.Close()
-	os.Remove(a.File.Name())
+	a.dir.Remove(filepath.Base(a.File.Name()))
+	a.dir.Close()
 }
 
-// WriteFileAtomic replaces path with data durably.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	a, err := CreateAtomic(path, perm)
+// WriteFileAtomic replaces path (absolute, or relative to root) with data
+// durably.
+func WriteFileAtomic(root, path string, data []byte, perm os.FileMode) error {
+	a, err := CreateAtomic(root, path, perm)
 	if err != nil {
 		return err
 	}
@@ -76,17 +93,4 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return a.Commit()
-}
-
-// syncDir makes a rename or a file creation in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

@@ -10,7 +10,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	for _, content := range []string{`{"iteration":1}`, `{"iteration":2,"longer":true}`, ``} {
-		if err := WriteFileAtomic(path, []byte(content), 0o640); err != nil {
+		if err := WriteFileAtomic("", path, []byte(content), 0o640); err != nil {
 			t.Fatalf("WriteFileAtomic(%q): %v", content, err)
 		}
 		got, err := os.ReadFile(path)
@@ -39,7 +39,7 @@ func TestAtomicFileAbort(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := CreateAtomic(path, 0o644)
+	a, err := CreateAtomic("", path, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func BenchmarkDecideHookPath(b *testing.B) {
 	for b.Loop() {
 		i++
 		line := fmt.Sprintf(`{"id":"bench-%d","iteration":9999,"ts":"2026-03-09T10:00:00Z","tier":"auto_approve","depth":"trivial","category":"quality","input":"benchmark decision","decision":"APPROVED","reason":"r","next_action":"n","verification":"PENDING","retrograde":{"previous_id":null,"outcome":"N/A"},"confidence":0.9}`+"\n", i)
-		a, err := journal.OpenAppender(path)
+		a, err := journal.OpenAppender("", path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func BenchmarkAppend(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.jsonl")
 	line := generated(b, 1)
 	for b.Loop() {
-		a, err := journal.OpenAppender(path)
+		a, err := journal.OpenAppender("", path)
 		if err != nil {
 			b.Fatal(err)
 		}

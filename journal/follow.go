@@ -255,11 +255,12 @@ type FileStat struct {
 	MtimeNS  int64
 }
 
-// Stat stats a file a sync reads: a file that is absent (or under a path
-// that is not a directory) is a FileStat that does not exist; anything but
-// a regular file is an error.
+// Stat stats a file a sync reads, without following a link: a file that
+// is absent (or under a path that is not a directory) is a FileStat that
+// does not exist; anything but a regular file (a link in a journal's place
+// included) is an error.
 func Stat(path string) (FileStat, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return FileStat{}, nil
 	}
@@ -267,7 +268,7 @@ func Stat(path string) (FileStat, error) {
 		return FileStat{}, fmt.Errorf("sync %s: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return FileStat{}, fmt.Errorf("sync %s: not a regular file (%s)", path, fi.Mode().Type())
+		return FileStat{}, fmt.Errorf("sync: %w", project.NotRegular(path, fi.Mode()))
 	}
 	s := FileStat{Exists: true, Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -393,7 +394,7 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			done = true
 			return nil
 		}
-		f, err := os.Open(abs)
+		f, err := project.Open(ix.Project.Root, abs)
 		if err != nil {
 			return fmt.Errorf("sync %s: %w", spec.Path, err)
 		}
@@ -662,7 +663,7 @@ func (ix *Index) saveRecovered(spec FileSpec, raws []string) (string, error) {
 		buf.WriteString(compactLine(r))
 		buf.WriteByte('\n')
 	}
-	if err := WriteFileAtomic(ix.Project.Path(rel), buf.Bytes(), 0o644); err != nil {
+	if err := WriteFileAtomic(ix.Project.Root, rel, buf.Bytes(), 0o644); err != nil {
 		return "", err
 	}
 	return rel, nil

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 
@@ -68,7 +67,7 @@ func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions)
 	var rep ImportReport
 	im := importer{ix: ix, opts: opts, rep: &rep, seen: map[string]seenRecord{}}
 	if !opts.DryRun {
-		app, err := OpenAppender(ix.Project.Path(ix.DecisionsFile()))
+		app, err := OpenAppender(ix.Project.Root, ix.Project.Path(ix.DecisionsFile()))
 		if err != nil {
 			return rep, err
 		}
@@ -193,17 +192,14 @@ func (im *importer) flush(ctx context.Context) error {
 }
 
 func (im *importer) file(ctx context.Context, path string) error {
-	f, err := os.Open(path)
+	f, err := project.OpenRegular(path)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", path, err)
+		return fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("import %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("import %s: not a regular file", path)
 	}
 	first := len(im.rep.Problems)
 	fr := &ImportFile{Path: path}

@@ -759,7 +759,7 @@ func TestSyncConcurrentIndexes(t *testing.T) {
 		go func() {
 			errs <- func() error {
 				for i := range n {
-					a, err := OpenAppender(e.path(decFile))
+					a, err := OpenAppender(e.root, e.path(decFile))
 					if err != nil {
 						return err
 					}

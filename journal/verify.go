@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // FileCheck is what verify found for one file.
@@ -95,7 +96,7 @@ func (ix *Index) verifyFile(ctx context.Context, spec FileSpec) (FileCheck, []Pr
 	if err != nil {
 		return fc, nil, err
 	}
-	f, err := os.Open(ix.Project.Path(spec.Path))
+	f, err := project.Open(ix.Project.Root, spec.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		if found && st.SyncedOffset > 0 {
 			return fc, []Problem{{File: spec.Path, Line: 1, LineEnd: 1, Severity: SevError, Code: CodeGone,
@@ -262,7 +263,7 @@ func (ix *Index) pastDifference(ctx context.Context, spec FileSpec) (*difference
 	if err != nil {
 		return nil, st, err
 	}
-	f, err := os.Open(ix.Project.Path(spec.Path))
+	f, err := project.Open(ix.Project.Root, spec.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &difference{line: 1, what: "the file is gone"}, st, nil
 	}

@@ -101,7 +101,7 @@ func (ix *Index) NextID(ctx context.Context, iteration int64) (string, error) {
 // report (what the new lines became in the index).
 func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids *IDs) ([]Decision, error)) (SyncReport, error) {
 	path := ix.DecisionsFile()
-	app, err := OpenAppender(ix.Project.Path(path))
+	app, err := OpenAppender(ix.Project.Root, ix.Project.Path(path))
 	if err != nil {
 		return SyncReport{}, err
 	}
@@ -158,7 +158,7 @@ func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncRepo
 	if err := checkLine(line); err != nil {
 		return SyncReport{}, fmt.Errorf("outcome for %s: %w", rec.DecisionID, err)
 	}
-	app, err := OpenAppender(ix.Project.Path(path))
+	app, err := OpenAppender(ix.Project.Root, ix.Project.Path(path))
 	if err != nil {
 		return SyncReport{}, err
 	}

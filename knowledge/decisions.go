@@ -5,14 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/orbit-loop/orbit/jsonedit"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/orbit-loop/orbit/jsonedit"
+	"github.com/orbit-loop/orbit/project"
 
 	"github.com/orbit-loop/orbit/journal"
 )
@@ -144,7 +145,7 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 	jpath := jix.DecisionsFile()
 	var app *journal.Appender
 	if !dryRun {
-		if app, err = journal.OpenAppender(jix.Project.Path(jpath)); err != nil {
+		if app, err = journal.OpenAppender(jix.Project.Root, jix.Project.Path(jpath)); err != nil {
 			return rep, err
 		}
 		defer app.Close()
@@ -221,7 +222,7 @@ func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Prob
 		probs = append(probs, Problem{File: rel, Line: line, LineEnd: line, Severity: SevError, Code: journal.CodeEnum, RecordID: id,
 			Message: fmt.Sprintf(format, args...) + "; not imported"})
 	}
-	data, err := os.ReadFile(abs)
+	data, err := project.ReadFile(k.Project.Root, abs, maxFileBytes)
 	if err != nil {
 		probs = append(probs, Problem{File: rel, Line: 1, LineEnd: 1, Severity: SevError, Code: "unreadable", Message: err.Error()})
 		tr.Rejected++

@@ -17,6 +17,7 @@ import (
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // RequestError is a request orbit refuses before writing anything: Field
@@ -79,7 +80,7 @@ func (k *Index) Add(ctx context.Context, req AddRequest) (Added, error) {
 	}
 	// The knowledge journal's lock serialises orbit's rewrites of
 	// knowledge files (add, export).
-	app, err := journal.OpenAppender(k.Abs(JournalFile))
+	app, err := journal.OpenAppender(k.Project.Root, JournalFile)
 	if err != nil {
 		return Added{}, err
 	}
@@ -89,19 +90,16 @@ func (k *Index) Add(ctx context.Context, req AddRequest) (Added, error) {
 		return Added{}, err
 	}
 	abs := k.Abs(file)
-	data, err := os.ReadFile(abs)
+	data, err := project.ReadFile(k.Project.Root, abs, maxFileBytes)
 	created := errors.Is(err, os.ErrNotExist)
 	perm := os.FileMode(0o644)
 	switch {
 	case created:
 		data = []byte("{\n  \"version\": 1,\n  \"errors\": []\n}\n")
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return Added{}, fmt.Errorf("knowledge: add: %w", err)
-		}
 	case err != nil:
 		return Added{}, fmt.Errorf("knowledge: add: %w", err)
 	default:
-		if fi, err := os.Stat(abs); err == nil {
+		if fi, err := os.Lstat(abs); err == nil {
 			perm = fi.Mode().Perm()
 		}
 	}
@@ -121,7 +119,7 @@ func (k *Index) Add(ctx context.Context, req AddRequest) (Added, error) {
 	if err != nil {
 		return Added{}, err
 	}
-	if err := journal.WriteFileAtomic(abs, out, perm); err != nil {
+	if err := journal.WriteFileAtomic(k.Project.Root, abs, out, perm); err != nil {
 		return Added{}, err
 	}
 	shape := reg.shape
@@ -337,7 +335,7 @@ type ExportReport struct {
 // it as errors.json.bak. A file without new matches is not touched.
 func (k *Index) Export(ctx context.Context, opts ExportOptions) (ExportReport, error) {
 	rep := ExportReport{DryRun: opts.DryRun, Files: []*ExportFile{}}
-	app, err := journal.OpenAppender(k.Abs(JournalFile))
+	app, err := journal.OpenAppender(k.Project.Root, JournalFile)
 	if err != nil {
 		return rep, err
 	}
@@ -399,7 +397,7 @@ func (k *Index) exportFile(ctx context.Context, app *journal.Appender, st fileSt
 		return ef, false, nil
 	}
 	abs := k.Abs(st.Path)
-	data, err := os.ReadFile(abs)
+	data, err := project.ReadFile(k.Project.Root, abs, maxFileBytes)
 	if err != nil {
 		return ef, false, fmt.Errorf("knowledge: export: %w", err)
 	}
@@ -432,15 +430,15 @@ func (k *Index) exportFile(ctx context.Context, app *journal.Appender, st fileSt
 		return ef, false, nil
 	}
 	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(abs); err == nil {
+	if fi, err := os.Lstat(abs); err == nil {
 		perm = fi.Mode().Perm()
 	}
 	if !ef.Unchanged {
 		ef.Backup = st.Path + ".bak"
-		if err := journal.WriteFileAtomic(abs+".bak", data, perm); err != nil {
+		if err := journal.WriteFileAtomic(k.Project.Root, abs+".bak", data, perm); err != nil {
 			return ef, false, err
 		}
-		if cur, err := os.ReadFile(abs); err != nil || sha(cur) != before {
+		if cur, err := project.ReadFile(k.Project.Root, abs, maxFileBytes); err != nil || sha(cur) != before {
 			return ef, false, fmt.Errorf("knowledge: export: %s changed while orbit rewrote it; nothing written, run the export again", st.Path)
 		}
 	}
@@ -454,7 +452,7 @@ func (k *Index) exportFile(ctx context.Context, app *journal.Appender, st fileSt
 		return ef, false, err
 	}
 	if !ef.Unchanged {
-		if err := journal.WriteFileAtomic(abs, out, perm); err != nil {
+		if err := journal.WriteFileAtomic(k.Project.Root, abs, out, perm); err != nil {
 			return ef, false, err
 		}
 	}
@@ -482,7 +480,7 @@ func (k *Index) register(ctx context.Context, app *journal.Appender, dir string,
 // to the project root, or absolute) from now on, and syncs, reading dir's
 // files again even if unchanged so that the report covers all of them.
 func (k *Index) Register(ctx context.Context, dir string) (SyncReport, error) {
-	app, err := journal.OpenAppender(k.Abs(JournalFile))
+	app, err := journal.OpenAppender(k.Project.Root, JournalFile)
 	if err != nil {
 		return SyncReport{}, err
 	}

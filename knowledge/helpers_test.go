@@ -178,7 +178,7 @@ func keys(ms []Match) []string {
 
 // appendJournal appends whole lines to the knowledge journal under its lock.
 func (k *Index) appendJournal(lines []byte) error {
-	app, err := journal.OpenAppender(k.Abs(JournalFile))
+	app, err := journal.OpenAppender(k.Project.Root, JournalFile)
 	if err != nil {
 		return err
 	}

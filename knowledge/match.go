@@ -6,13 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/precedent"
 )
@@ -230,29 +227,13 @@ func (k *Index) recordHits(ms []Match) error {
 		}
 		buf.Write(line)
 	}
-	path := k.Abs(JournalFile)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("knowledge: record matches: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	// The one appender: locked, one write starting on a fresh line, fsynced.
+	app, err := journal.OpenAppender(k.Project.Root, JournalFile)
 	if err != nil {
 		return fmt.Errorf("knowledge: record matches: %w", err)
 	}
-	defer f.Close()
-	if err := flock.Lock(f); err != nil {
-		return err
-	}
-	defer flock.Unlock(f)
-	// Start on a fresh line, so that a fragment left by a write cut short
-	// never swallows these.
-	data := buf.Bytes()
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		var last [1]byte
-		if _, err := f.ReadAt(last[:], fi.Size()-1); err == nil && last[0] != '\n' {
-			data = append([]byte{'\n'}, data...)
-		}
-	}
-	if _, err := f.Write(data); err != nil {
+	defer app.Close()
+	if err := app.Append(buf.Bytes()); err != nil {
 		return fmt.Errorf("knowledge: record matches: %w", err)
 	}
 	return nil

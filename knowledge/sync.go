@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -297,7 +296,7 @@ func (k *Index) syncFile(ctx context.Context, rel, kind string, rep *SyncReport)
 		if cur.Size > maxFileBytes {
 			return fmt.Errorf("knowledge: %s is %d bytes; at most %d are read", rel, cur.Size, maxFileBytes)
 		}
-		data, err := os.ReadFile(abs)
+		data, err := project.ReadFile(k.Project.Root, abs, maxFileBytes)
 		if err != nil {
 			return fmt.Errorf("knowledge: %w", err)
 		}

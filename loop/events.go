@@ -89,7 +89,7 @@ func (h *History) Append(ctx context.Context, evs ...Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	a, err := journal.OpenAppender(h.Path())
+	a, err := journal.OpenAppender(h.Root, EventsFile)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
 // orbit recorded for it. Views are updated in place; the events recorded
 // are returned. Journal problems are returned, not failed on.
 func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]Event, []Problem, error) {
-	a, err := journal.OpenAppender(h.Path())
+	a, err := journal.OpenAppender(h.Root, EventsFile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/jsonedit"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // ErrNoState reports that the project has no state file (no loop started).
@@ -27,6 +28,9 @@ var ErrNoState = errors.New("no loop state file")
 // fields, their order, blank lines, inline objects, indentation) stays as
 // it was. The zero State (a Path alone) is a new, empty object.
 type State struct {
+	// Root is the project the file belongs to ("" for none): the file is
+	// read and written as every project file is (project.OpenFile).
+	Root string
 	Path string
 	doc  *jsonedit.Doc
 }
@@ -39,17 +43,26 @@ func (s *State) d() *jsonedit.Doc {
 	return s.doc
 }
 
-// ReadState reads the state file at path. A missing file is ErrNoState; a
-// malformed one is an error naming the file and the position.
-func ReadState(path string) (*State, error) {
-	data, err := os.ReadFile(path)
+// MaxStateBytes bounds a state file orbit reads.
+const MaxStateBytes = 4 << 20
+
+// ReadState reads the state file at path (absolute, or relative to root).
+// A missing file is ErrNoState; a malformed one is an error naming the file
+// and the position.
+func ReadState(root, path string) (*State, error) {
+	path = project.Abs(root, path)
+	data, err := project.ReadFile(root, path, MaxStateBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoState)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read state %s: %w", path, err)
+		return nil, fmt.Errorf("read state: %w", err)
 	}
-	return ParseState(path, data)
+	st, err := ParseState(path, data)
+	if st != nil {
+		st.Root = root
+	}
+	return st, err
 }
 
 // ParseState parses a state file's bytes.
@@ -211,7 +224,7 @@ func (s *State) DeleteAt(path ...string) error {
 }
 
 // Write replaces the state file atomically with the state's bytes.
-func (s *State) Write() error { return journal.WriteFileAtomic(s.Path, s.Bytes(), 0o644) }
+func (s *State) Write() error { return journal.WriteFileAtomic(s.Root, s.Path, s.Bytes(), 0o644) }
 
 // Raw returns a field's JSON as written.
 func (s *State) Raw(key string) (json.RawMessage, bool) { return s.get(key) }
@@ -256,11 +269,7 @@ func LockPath(root, path string) string {
 // Lock takes the lock of the file at path under root (LockPath) and returns
 // the function that releases it.
 func Lock(ctx context.Context, root, path string) (unlock func() error, err error) {
-	lp := LockPath(root, path)
-	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", Rel(root, path), err)
-	}
-	return flock.Path(ctx, lp)
+	return flock.Path(ctx, root, LockPath(root, path))
 }
 
 // removeLegacyLock removes the empty .{name}.lock an earlier orbit left
@@ -282,7 +291,7 @@ func Edit(ctx context.Context, root, path string, fn func(*State) error) error {
 		return err
 	}
 	defer unlock()
-	st, err := ReadState(path)
+	st, err := ReadState(root, path)
 	if errors.Is(err, ErrNoState) {
 		return fmt.Errorf("%s: the loop's file is gone", path)
 	}

@@ -34,7 +34,7 @@ func readFile(tb testing.TB, path string) string {
 }
 
 func TestReadStateSeedExample(t *testing.T) {
-	st, err := loop.ReadState(seedState)
+	st, err := loop.ReadState("", seedState)
 	if err != nil {
 		t.Fatalf("ReadState(%s): %v", seedState, err)
 	}
@@ -70,7 +70,7 @@ func TestReadStateSeedExample(t *testing.T) {
 func TestReadStateInitialExample(t *testing.T) {
 	// The seed's heredoc leaves "$STARTED" unexpanded: still a string.
 	path := "testdata/doc-example.initial.ceo-loop-state.json"
-	st, err := loop.ReadState(path)
+	st, err := loop.ReadState("", path)
 	if err != nil {
 		t.Fatalf("ReadState(%s): %v", path, err)
 	}
@@ -84,7 +84,7 @@ func TestReadStateInitialExample(t *testing.T) {
 
 func TestAbsentAndNull(t *testing.T) {
 	path := writeState(t, `{"iteration": null, "active": null, "started_at": null}`)
-	st, err := loop.ReadState(path)
+	st, err := loop.ReadState("", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestSetKeepsEverythingElse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeState(t, canonical)
-			st, err := loop.ReadState(path)
+			st, err := loop.ReadState("", path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +246,7 @@ func TestCompactValuesSurvive(t *testing.T) {
 
 func TestReadStateMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ceo-loop-state.json")
-	st, err := loop.ReadState(path)
+	st, err := loop.ReadState("", path)
 	if !errors.Is(err, loop.ErrNoState) {
 		t.Fatalf("ReadState(missing) = %v, %v; want ErrNoState", st, err)
 	}
@@ -283,7 +283,7 @@ func TestReadStateMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeState(t, tt.content)
-			st, err := loop.ReadState(path)
+			st, err := loop.ReadState("", path)
 			if err == nil {
 				t.Fatalf("ReadState(%q) = %v, nil; want an error", tt.content, st)
 			}
@@ -317,7 +317,7 @@ func TestReadStateCRLFAndBOM(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := loop.ReadState(writeState(t, tt.content))
+			st, err := loop.ReadState("", writeState(t, tt.content))
 			if err != nil {
 				t.Fatalf("ReadState: %v", err)
 			}
@@ -341,7 +341,7 @@ func TestReadStateCRLFAndBOM(t *testing.T) {
 func TestWrongTypes(t *testing.T) {
 	content := `{"iteration": "7", "max_iterations": 7.5, "time_limit_minutes": true, "active": "yes", "started_at": 5, "trust_level": ["standard"], "correct_decisions": -3}`
 	path := writeState(t, content)
-	st, err := loop.ReadState(path)
+	st, err := loop.ReadState("", path)
 	if err != nil {
 		t.Fatalf("ReadState: %v (types are checked when a field is read)", err)
 	}

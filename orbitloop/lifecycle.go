@@ -40,12 +40,12 @@ type Session struct {
 // (Session.ReadErr): a stop must still be able to end such a loop.
 func Open(ctx context.Context, root string) (*Session, error) {
 	path := filepath.Join(root, project.StateFile)
-	unlock, err := flock.Path(ctx, path+".lock")
+	unlock, err := flock.Path(ctx, root, path+".lock")
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{root: root, path: path, unlock: unlock}
-	s.Info, s.State, s.ReadErr = ceo.ReadLoopState(path)
+	s.Info, s.State, s.ReadErr = ceo.ReadLoopState(root, path)
 	return s, nil
 }
 
@@ -108,7 +108,7 @@ func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOption
 	switch {
 	case err != nil && st == nil && opts.Force:
 		// Not JSON: start afresh, the old bytes saved beside it.
-		if st, res.Recovered, err = recoverState(s.path, now); err != nil {
+		if st, res.Recovered, err = recoverState(s.root, s.path, now); err != nil {
 			return res, err
 		}
 		o = ceo.LoopInfo{}
@@ -142,7 +142,7 @@ func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOption
 		return res, err
 	}
 	s.State, s.ReadErr = st, nil
-	if err := Release(ctx, filepath.Join(s.root, LockFile), ""); err != nil {
+	if err := Release(ctx, s.root, ""); err != nil {
 		return res, err
 	}
 	after := s.view(now)
@@ -235,7 +235,7 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 		// aside and write a stopped state (the loop cannot go on with a
 		// broken state anyway).
 		var err error
-		if st, res.Recovered, err = recoverState(s.path, now); err != nil {
+		if st, res.Recovered, err = recoverState(s.root, s.path, now); err != nil {
 			return res, err
 		}
 		o = ceo.LoopInfo{HasState: true, Active: true}
@@ -247,14 +247,13 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 		return res, fmt.Errorf("no ORBIT loop here: %s does not exist (`orbit loop start` starts one)", project.StateFile)
 	}
 	res.PreviousReason, res.PreviousAt = o.StopReason, o.StoppedAt
-	lockPath := filepath.Join(s.root, LockFile)
 	if !o.Active && loop.IsStopped(o.StopReason) {
 		// Idempotent: the first stop's reason and time are the record of
 		// why the loop ended; a second stop must not overwrite them. (A
 		// loop stopped for needs-human-review waits for a person, whose
 		// stop is recorded.)
 		res.AlreadyStopped = true
-		return res, Release(ctx, lockPath, opts.Owner)
+		return res, Release(ctx, s.root, opts.Owner)
 	}
 	res.WasInactive = !o.Active
 	res.Before = s.view(now)
@@ -280,7 +279,7 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 		return res, err
 	}
 	s.State, s.ReadErr = st, nil
-	if err := Release(ctx, lockPath, opts.Owner); err != nil {
+	if err := Release(ctx, s.root, opts.Owner); err != nil {
 		res.Notes = append(res.Notes, err.Error())
 	}
 	e := loop.EventFor(res.Before, loop.EventStop, now)

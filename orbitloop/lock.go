@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/orbit-loop/orbit/flock"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // LockFile is the ORBIT loop's session lock, relative to the project root,
@@ -45,16 +48,17 @@ type Claim struct {
 	AlreadyTold bool
 }
 
-// Acquire takes or refreshes the lock at path for owner: it takes a free
-// lock, refreshes its own, steals one whose heartbeat is stale, and
-// otherwise reports the other owner (recording that this owner was told).
-func Acquire(ctx context.Context, path, owner string, pid int, host string, now time.Time) (Claim, error) {
-	unlock, err := flock.Path(ctx, path+".flock")
+// Acquire takes or refreshes the lock of the project at root for owner: it
+// takes a free lock, refreshes its own, steals one whose heartbeat is
+// stale, and otherwise reports the other owner (recording that this owner
+// was told).
+func Acquire(ctx context.Context, root, owner string, pid int, host string, now time.Time) (Claim, error) {
+	unlock, err := flock.Path(ctx, root, LockFile+".flock")
 	if err != nil {
 		return Claim{}, err
 	}
 	defer unlock()
-	cur, err := readLock(path)
+	cur, err := readLock(root)
 	if err != nil {
 		return Claim{}, err
 	}
@@ -73,7 +77,7 @@ func Acquire(ctx context.Context, path, owner string, pid int, host string, now 
 		}
 		if !c.AlreadyTold {
 			cur.Told = append(cur.Told, owner)
-			if err := writeLock(path, cur); err != nil {
+			if err := writeLock(root, cur); err != nil {
 				return c, err
 			}
 		}
@@ -83,7 +87,7 @@ func Acquire(ctx context.Context, path, owner string, pid int, host string, now 
 	if cur != nil && cur.Owner == owner {
 		l.AcquiredAt = cur.AcquiredAt
 	}
-	if err := writeLock(path, &l); err != nil {
+	if err := writeLock(root, &l); err != nil {
 		return c, err
 	}
 	c.Held = true
@@ -92,13 +96,13 @@ func Acquire(ctx context.Context, path, owner string, pid int, host string, now 
 
 // Release frees the lock if owner holds it ("" releases any, a lock
 // nobody can read included: it protects nothing).
-func Release(ctx context.Context, path, owner string) error {
-	unlock, err := flock.Path(ctx, path+".flock")
+func Release(ctx context.Context, root, owner string) error {
+	unlock, err := flock.Path(ctx, root, LockFile+".flock")
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	cur, err := readLock(path)
+	cur, err := readLock(root)
 	switch {
 	case err != nil && owner != "":
 		return err
@@ -107,22 +111,31 @@ func Release(ctx context.Context, path, owner string) error {
 	case err == nil && owner != "" && cur.Owner != owner:
 		return nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("release lock %s: %w", path, err)
+	d, err := project.OpenDir(root, filepath.Dir(LockFile), false)
+	if err != nil {
+		return fmt.Errorf("release lock: %w", err)
+	}
+	defer d.Close()
+	if err := d.Remove(filepath.Base(LockFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("release lock: %w", err)
 	}
 	return nil
 }
 
-// ReadLock reads the lock at path (nil when there is none).
-func ReadLock(path string) (*Lock, error) { return readLock(path) }
+// ReadLock reads the lock of the project at root (nil when there is none).
+func ReadLock(root string) (*Lock, error) { return readLock(root) }
 
-func readLock(path string) (*Lock, error) {
-	data, err := os.ReadFile(path)
+// maxLockBytes bounds the lock file orbit reads.
+const maxLockBytes = 64 << 10
+
+func readLock(root string) (*Lock, error) {
+	path := filepath.Join(root, LockFile)
+	data, err := project.ReadFile(root, LockFile, maxLockBytes)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && len(bytes.TrimSpace(data)) == 0) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read lock %s: %w", path, err)
+		return nil, fmt.Errorf("read lock: %w", err)
 	}
 	var l Lock
 	if err := json.Unmarshal(data, &l); err != nil {
@@ -132,17 +145,10 @@ func readLock(path string) (*Lock, error) {
 	return &l, nil
 }
 
-func writeLock(path string, l *Lock) error {
+func writeLock(root string, l *Lock) error {
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write lock %s: %w", path, err)
-	}
-	return nil
+	return journal.WriteFileAtomic(root, LockFile, append(data, '\n'), 0o644)
 }

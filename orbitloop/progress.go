@@ -23,5 +23,5 @@ func WriteProgress(ix *journal.Index, p ceo.Progress, summary bool) error {
 		report.SessionSummary(&b, p)
 		b.WriteString("```\n")
 	}
-	return journal.WriteFileAtomic(ix.Project.Path(project.ProgressFile), b.Bytes(), 0o644)
+	return journal.WriteFileAtomic(ix.Project.Root, project.ProgressFile, b.Bytes(), 0o644)
 }

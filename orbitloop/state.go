@@ -2,12 +2,12 @@ package orbitloop
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // markStarted writes an active loop into st (a new State when st is nil): the
@@ -78,15 +78,19 @@ func markStopped(st *loop.State, reason string, now time.Time) error {
 // saved beside it (ceo-loop-state.json.malformed-{time}), whose path is
 // returned. Nothing is lost; the fields the broken file held can be copied
 // back by hand.
-func recoverState(path string, now time.Time) (*loop.State, string, error) {
-	data, err := os.ReadFile(path)
+func recoverState(root, path string, now time.Time) (*loop.State, string, error) {
+	path = project.Abs(root, path)
+	data, err := project.ReadFile(root, path, loop.MaxStateBytes)
 	if err != nil {
-		return nil, "", fmt.Errorf("recover %s: %w", path, err)
+		return nil, "", fmt.Errorf("recover: %w", err)
 	}
 	backup := path + ".malformed-" + now.UTC().Format("20060102T150405Z")
-	if err := journal.WriteFileAtomic(backup, data, 0o644); err != nil {
+	if err := journal.WriteFileAtomic(root, backup, data, 0o644); err != nil {
 		return nil, "", err
 	}
 	st, err := loop.ParseState(path, []byte("{}"))
+	if st != nil {
+		st.Root = root
+	}
 	return st, backup, err
 }

@@ -24,10 +24,10 @@ func IsID(id string) bool { return id == ID || id == loop.ORBIT+":"+ID }
 // JSON cannot be read (a field of the wrong type is a warning of the view).
 func View(root string, now time.Time) (v loop.View, ok bool, err error) {
 	path := filepath.Join(root, project.StateFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return v, false, nil
 	}
-	o, st, err := ceo.ReadLoopState(path)
+	o, st, err := ceo.ReadLoopState(root, path)
 	if st == nil {
 		return v, false, err
 	}
@@ -80,14 +80,13 @@ func View(root string, now time.Time) (v loop.View, ok bool, err error) {
 	v.AddDetail("trust level", o.TrustLevel)
 	v.AddDetail("decisions", fmt.Sprintf("%d correct, %d incorrect", o.Correct, o.Incorrect))
 	v.AddDetail("stopped at", o.StoppedAt)
-	lockPath := filepath.Join(root, LockFile)
-	lk, lerr := ReadLock(lockPath)
+	lk, lerr := ReadLock(root)
 	switch {
 	case lerr != nil:
 		v.Warnf("%v", lerr)
 	case lk == nil:
 	default:
-		v.AddFile(root, lockPath)
+		v.AddFile(root, filepath.Join(root, LockFile))
 		v.AddDetail("lock", fmt.Sprintf("%s (pid %d on %s), heartbeat %s", lk.Owner, lk.PID, lk.Host, lk.HeartbeatAt.UTC().Format(time.RFC3339)))
 		switch {
 		case !o.Active:

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,28 +48,12 @@ const maxIdentityBytes = 4 << 10
 
 // ReadIdentity reads the project's identity file.
 func (p Project) ReadIdentity() (Identity, error) {
-	path := p.Path(IdentityFile)
-	fi, err := os.Lstat(path)
+	data, err := ReadFile(p.Root, IdentityFile, maxIdentityBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return Identity{}, fmt.Errorf("%w: %s is missing (run `orbit init` to create it)", ErrNoIdentity, IdentityFile)
 	}
 	if err != nil {
-		return Identity{}, fmt.Errorf("read %s: %w", IdentityFile, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return Identity{}, fmt.Errorf("read %s: not a regular file (%s)", IdentityFile, fi.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Identity{}, fmt.Errorf("read %s: %w", IdentityFile, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxIdentityBytes+1))
-	if err != nil {
-		return Identity{}, fmt.Errorf("read %s: %w", IdentityFile, err)
-	}
-	if len(data) > maxIdentityBytes {
-		return Identity{}, fmt.Errorf("read %s: larger than %d bytes", IdentityFile, maxIdentityBytes)
+		return Identity{}, fmt.Errorf("read: %w", err)
 	}
 	var id Identity
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -96,14 +79,18 @@ func (p Project) EnsureIdentity(now time.Time) (id Identity, created bool, err e
 	if err != nil {
 		return Identity{}, false, err
 	}
-	path := p.Path(IdentityFile)
 	// Write beside it, then link into place: the file appears whole or not
 	// at all, and link fails rather than replace one that appeared meanwhile.
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".orbit-project.json.tmp-*")
+	d, err := OpenDir(p.Root, filepath.Dir(IdentityFile), true)
 	if err != nil {
 		return Identity{}, false, fmt.Errorf("create %s: %w", IdentityFile, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer d.Close()
+	tmp, err := d.CreateTemp(".orbit-project.json.tmp-", 0o644)
+	if err != nil {
+		return Identity{}, false, fmt.Errorf("create %s: %w", IdentityFile, err)
+	}
+	defer d.Remove(filepath.Base(tmp.Name()))
 	if _, err := tmp.Write(append(data, '\n')); err != nil {
 		tmp.Close()
 		return Identity{}, false, fmt.Errorf("create %s: %w", IdentityFile, err)
@@ -115,16 +102,13 @@ func (p Project) EnsureIdentity(now time.Time) (id Identity, created bool, err e
 	if err := tmp.Close(); err != nil {
 		return Identity{}, false, fmt.Errorf("create %s: %w", IdentityFile, err)
 	}
-	if err := os.Link(tmp.Name(), path); errors.Is(err, os.ErrExist) {
+	if err := d.Link(filepath.Base(tmp.Name()), filepath.Base(IdentityFile)); errors.Is(err, os.ErrExist) {
 		id, err = p.ReadIdentity()
 		return id, false, err
 	} else if err != nil {
 		return Identity{}, false, fmt.Errorf("create %s: %w", IdentityFile, err)
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	d.Sync()
 	return id, true, nil
 }
 

@@ -102,3 +102,52 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// CheckIndex refuses an index SQLite would reach through a link or that is
+// not a regular file: SQLite opens the index and its -wal, -shm and
+// -journal files itself, so each is checked before it does (absent or a
+// regular file), as is every directory from the root down to the index's.
+func (p Project) CheckIndex() error {
+	d, err := OpenDir(p.Root, filepath.Dir(p.DB), false)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // SQLite says so itself, naming the file
+	}
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer d.Close()
+	base := filepath.Base(p.DB)
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal", ".lock"} {
+		mode, ok, err := d.Lstat(base + suffix)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		if ok && !mode.IsRegular() {
+			return fmt.Errorf("index: %w", NotRegular(filepath.Join(d.Path(), base+suffix), mode))
+		}
+	}
+	return nil
+}
+
+// NotRegular is the refusal of the file at path, whose mode is not a
+// regular file's (a link, a FIFO, a directory, a device).
+func NotRegular(path string, mode os.FileMode) error {
+	return &UnsafeError{Path: path, Why: modeKind(mode) + ", not a regular file"}
+}
+
+// modeKind names a file mode's type for an error.
+func modeKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/policy"
+	"github.com/orbit-loop/orbit/project"
 )
 
 // Request is one pending decision, in seed 000's shape. Depth is orbit's
@@ -151,24 +152,31 @@ func (r Request) Raw() json.RawMessage { return r.raw }
 
 // Queue is a queue file's requests.
 type Queue struct {
+	// Root is the project root the file is under ("" for none).
+	Root     string
 	Path     string
 	Requests []Request
 	// Exists is false when there was no file (an empty queue).
 	Exists bool
 }
 
-// Read reads and validates the queue file at path. A missing or empty file
-// is an empty queue. Any fault is an error naming the item and field, and
-// nothing is changed.
-func Read(path string) (*Queue, error) {
-	data, err := os.ReadFile(path)
+// MaxFileBytes bounds a queue file.
+const MaxFileBytes = 16 << 20
+
+// Read reads and validates the queue file at path (absolute, or relative to
+// the project root; opened as every project file is, project.Open). A
+// missing or empty file is an empty queue. Any fault is an error naming the
+// item and field, and nothing is changed.
+func Read(root, path string) (*Queue, error) {
+	path = project.Abs(root, path)
+	data, err := project.ReadFile(root, path, MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Queue{Path: path}, nil
+		return &Queue{Root: root, Path: path}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read queue %s: %w", path, err)
+		return nil, fmt.Errorf("read queue: %w", err)
 	}
-	q := &Queue{Path: path, Exists: true}
+	q := &Queue{Root: root, Path: path, Exists: true}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
 		return q, nil
@@ -268,5 +276,5 @@ func (q *Queue) Bytes() []byte {
 
 // Write replaces the queue file atomically (temp file, fsync, rename).
 func (q *Queue) Write() error {
-	return journal.WriteFileAtomic(q.Path, q.Bytes(), 0o644)
+	return journal.WriteFileAtomic(q.Root, q.Path, q.Bytes(), 0o644)
 }

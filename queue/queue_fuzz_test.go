@@ -48,7 +48,7 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		q, err := queue.Read(path)
+		q, err := queue.Read("", path)
 		if err != nil {
 			var qe *queue.Error
 			if !errors.As(err, &qe) {
@@ -78,7 +78,7 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(again, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		q2, err := queue.Read(again)
+		q2, err := queue.Read("", again)
 		if err != nil {
 			t.Fatalf("Read(Bytes()) of %q: %v\nBytes():\n%s", data, err, out)
 		}

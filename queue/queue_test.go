@@ -29,7 +29,7 @@ func writeFile(tb testing.TB, name, content string) string {
 }
 
 func TestReadSeedExample(t *testing.T) {
-	q, err := queue.Read(seedQueue)
+	q, err := queue.Read("", seedQueue)
 	if err != nil {
 		t.Fatalf("Read(%s): %v", seedQueue, err)
 	}
@@ -93,7 +93,7 @@ func TestReadEmpty(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			q, err := queue.Read(path)
+			q, err := queue.Read("", path)
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
@@ -227,7 +227,7 @@ func read(tb testing.TB, path string) (q *queue.Queue, err error) {
 			tb.Fatalf("Read(%s) panicked on %s: %v", path, data, r)
 		}
 	}()
-	return queue.Read(path)
+	return queue.Read("", path)
 }
 
 func TestErrorString(t *testing.T) {
@@ -278,7 +278,7 @@ const queueWithExtras = `[
 
 func TestWithoutWriteKeepsTheRest(t *testing.T) {
 	path := writeFile(t, "ceo-decisions-pending.json", queueWithExtras)
-	q, err := queue.Read(path)
+	q, err := queue.Read("", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestWithoutWriteKeepsTheRest(t *testing.T) {
 		}
 	}
 	// The file re-reads to the same requests.
-	q2, err := queue.Read(path)
+	q2, err := queue.Read("", path)
 	if err != nil {
 		t.Fatalf("re-read: %v", err)
 	}
@@ -349,7 +349,7 @@ func compact(tb testing.TB, raw []byte) string {
 
 func TestWithoutEverything(t *testing.T) {
 	path := writeFile(t, "ceo-decisions-pending.json", queueWithExtras)
-	q, err := queue.Read(path)
+	q, err := queue.Read("", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestBytesEmpty(t *testing.T) {
 func TestReadBOMAndCRLF(t *testing.T) {
 	content := "\xef\xbb\xbf[\r\n  {\"id\": \"req-1\", \"category\": \"quality\", \"title\": \"t\", \"impact\": \"low\", \"reversible\": false}\r\n]\r\n"
 	path := writeFile(t, "q.json", content)
-	q, err := queue.Read(path)
+	q, err := queue.Read("", path)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 // Table is rows under a header, rendered as a boxed table on a terminal and
 // as tab-separated lines, without the header, when piped (stable for
 // scripts: one row a line, tabs and newlines in cells turned into spaces).
+// Control characters in cells are escaped (Escape) either way.
 type Table struct {
 	Header []string
 	Rows   [][]string
@@ -42,7 +43,7 @@ func (t *Table) Render(w io.Writer, terminal bool) error {
 	for _, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = truncate(oneLine(c), max)
+			cells[i] = truncate(Escape(strings.ReplaceAll(oneLine(c), "\t", "    ")), max)
 		}
 		if err := tbl.Append(cells); err != nil {
 			return fmt.Errorf("render table: %w", err)
@@ -62,7 +63,7 @@ func (t *Table) TSV(w io.Writer) error {
 			if i > 0 {
 				b.WriteByte('\t')
 			}
-			b.WriteString(strings.ReplaceAll(oneLine(c), "\t", " "))
+			b.WriteString(Escape(strings.ReplaceAll(oneLine(c), "\t", " ")))
 		}
 		b.WriteByte('\n')
 	}
@@ -83,7 +84,7 @@ func (t *Table) Markdown(w io.Writer) error {
 	for _, r := range t.Rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = strings.ReplaceAll(oneLine(c), "|", `\|`)
+			cells[i] = strings.ReplaceAll(Escape(oneLine(c)), "|", `\|`)
 		}
 		if err := tbl.Append(cells); err != nil {
 			return fmt.Errorf("render markdown table: %w", err)

@@ -180,7 +180,7 @@ func TestLoopControl(t *testing.T) {
 	wantStatus(t, "pause the ORBIT loop", r, 409)
 	r = e.post("/api/v1/loops/orbit/stop", `{"status":"done"}`)
 	wantStatus(t, "stop the ORBIT loop", r, 200)
-	st, err := loop.ReadState(e.proj.Path(project.StateFile))
+	st, err := loop.ReadState("", e.proj.Path(project.StateFile))
 	if err != nil {
 		t.Fatal(err)
 	}

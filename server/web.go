@@ -30,7 +30,7 @@ func dashboard() http.Handler {
 func Dashboard() http.Handler { return dashboard() }
 
 func statSize(path string) (int64, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return 0, err
 	}

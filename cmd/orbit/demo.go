@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/demo"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -132,11 +133,11 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 
 	// Outcomes recorded on their own, and a line a bash hook appends.
 	retro, _ := demo.Read(demo.RetroFile)
-	if err := os.WriteFile(filepath.Join(root, project.RetroFile), retro, 0o644); err != nil {
+	if err := journal.WriteFileAtomic(root, project.RetroFile, retro, 0o644); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	hookLine := `{"id":"iter-28-1","iteration":28,"ts":"2026-03-08T16:45:00Z","tier":"auto_approve","depth":"trivial","category":"quality","input":"Add fuzz target for the cli parser","decision":"APPROVED","reason":"Appended by a bash hook with echo >>","next_action":"Commit.","verification":"PENDING","retrograde":{"previous_id":"iter-27-2","outcome":"CORRECT"},"confidence":0.93}` + "\n"
-	if err := appendRaw(filepath.Join(root, project.DecisionsFile), hookLine); err != nil {
+	if err := appendRaw(root, project.DecisionsFile, hookLine); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n== Outcomes recorded on their own, and a line appended by a hook with echo >>\n$ cp %s %s\n$ echo '{\"id\":\"iter-28-1\",...}' >> %s\n",
@@ -154,7 +155,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	// The ORBIT protocol: a state file and a pending queue, as a loop has.
 	for name, dst := range map[string]string{demo.QueueFile: project.PendingFile, demo.StateFile: project.StateFile} {
 		data, _ := demo.Read(name)
-		if err := os.WriteFile(filepath.Join(root, dst), data, 0o644); err != nil {
+		if err := journal.WriteFileAtomic(root, dst, data, 0o644); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
@@ -168,7 +169,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	s.step("A later check finds an earlier decision wrong", "retro", "iter-26-2", "INCORRECT", "--evidence", "cache served stale pages; reverted")
 	s.step("Decisions still unverified 2 iterations on", "stale", "--limit", "5")
 	s.step("The progress file the next iteration reads (first lines)", "report", "progress")
-	state, _ := os.ReadFile(filepath.Join(root, project.StateFile))
+	state, _ := project.ReadFile(root, project.StateFile, 1<<20)
 	fmt.Fprintf(out, "\n== The state file's counters now follow the outcomes\n$ cat %s\n%s", project.StateFile, state)
 
 	s.step("What did we decide last time something like this came up?", "precedent", "Should loop state move to Postgres?", "--category", "architecture")
@@ -182,7 +183,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
    "description": "Drops the legacy invoices.amount column.", "impact": "high", "reversible": false}
 ]
 `
-	if err := os.WriteFile(filepath.Join(root, project.PendingFile), []byte(queued), 0o644); err != nil {
+	if err := journal.WriteFileAtomic(root, project.PendingFile, []byte(queued), 0o644); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintf(out, "\n== Agents queue two new requests\n$ cat %s\n%s", project.PendingFile, queued)
@@ -203,16 +204,18 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	return nil
 }
 
-func appendRaw(path, line string) error {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// appendRaw appends a line as a hook's `echo >>` would (orbit's appender
+// takes the journal's lock, as flock(1) around echo would).
+func appendRaw(root, path, line string) error {
+	a, err := journal.OpenAppender(root, path)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	if _, err := fh.WriteString(line); err != nil {
-		fh.Close()
+	if err := a.Append([]byte(line)); err != nil {
+		a.Close()
 		return fmt.Errorf("demo: %w", err)
 	}
-	return fh.Close()
+	return a.Close()
 }
 
 func yesNo(b bool) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -68,7 +69,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 	w := f.IO.Out
 	var out *journal.AtomicFile
 	if opts.Out != "" {
-		if out, err = journal.CreateAtomic(opts.Out, 0o644); err != nil {
+		if out, err = createOutput(ix.Project.Root, opts.Out); err != nil {
 			return err
 		}
 		defer out.Abort()
@@ -118,4 +119,14 @@ func exportTo(ctx context.Context, store *db.Store, opts *exportOptions, w io.Wr
 	default:
 		return journal.ExportJSONL(ctx, store, filter, w)
 	}
+}
+
+// createOutput starts replacing the file an --out flag names (relative to
+// the working directory), as every file under the project is written.
+func createOutput(root, path string) (*journal.AtomicFile, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return journal.CreateAtomic(root, abs, 0o644)
 }

@@ -89,6 +89,9 @@ func (f *Factory) Index(ctx context.Context) (*journal.Index, error) {
 		return nil, err
 	}
 	if f.store == nil {
+		if err := p.CheckIndex(); err != nil {
+			return nil, err
+		}
 		if f.store, err = f.openStore(ctx, p.DB); err != nil {
 			return nil, err
 		}

@@ -208,7 +208,7 @@ func (p *testProject) lastLog() string {
 
 func (p *testProject) orbitState() ceo.LoopInfo {
 	p.tb.Helper()
-	o, _, err := ceo.ReadLoopState(p.path(stateRel))
+	o, _, err := ceo.ReadLoopState("", p.path(stateRel))
 	if err != nil {
 		p.tb.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestHookStopGuards(t *testing.T) {
 				return "orbit hook Stop: " + p.path(stateRel) + ":3:18: invalid state file: invalid character ',' looking for beginning of object key string; fix the state file or run `orbit loop stop` — the loop cannot go on with it\n"
 			},
 			wantLog: func(p *testProject) string {
-				return `2026-03-09T12:00:00Z Stop session=s1 stop_hook_active=false error="` + p.path(stateRel) + ":3:18: invalid state file: invalid character ',' looking for beginning of object key string; fix the state file or run `orbit loop stop` — the loop cannot go on with it\""
+				return `2026-03-09T12:00:00Z Stop session=s1 stop_hook_active=false error="` + p.path(stateRel) + ":3:18: invalid state file: invalid character ',' looking for beginning of object key string; fix the state file or run \\x60orbit loop stop\\x60 — the loop cannot go on with it\""
 			},
 			noIndex: true,
 		},
@@ -290,7 +290,7 @@ func TestHookStopGuards(t *testing.T) {
 				return "orbit hook Stop: " + p.path(stateRel) + ": iteration is \"5\", want an integer; fix the state file or run `orbit loop stop` — the loop cannot go on with it\n"
 			},
 			wantLog: func(p *testProject) string {
-				return `2026-03-09T12:00:00Z Stop session=s1 stop_hook_active=false error="` + p.path(stateRel) + `: iteration is \"5\", want an integer; fix the state file or run ` + "`orbit loop stop`" + ` — the loop cannot go on with it"`
+				return `2026-03-09T12:00:00Z Stop session=s1 stop_hook_active=false error="` + p.path(stateRel) + `: iteration is \"5\", want an integer; fix the state file or run ` + `\x60orbit loop stop\x60` + ` — the loop cannot go on with it"`
 			},
 			noIndex: true,
 		},
@@ -471,7 +471,7 @@ func TestHookStopContinues(t *testing.T) {
 	if got := p.lastLog(); got != wantLog {
 		t.Errorf("hook log = %q; want %q", got, wantLog)
 	}
-	if lk, err := orbitloop.ReadLock(p.path(lockRel)); err != nil || lk == nil || lk.Owner != "session:s1" || !lk.HeartbeatAt.Equal(testNow) {
+	if lk, err := orbitloop.ReadLock(p.root); err != nil || lk == nil || lk.Owner != "session:s1" || !lk.HeartbeatAt.Equal(testNow) {
 		t.Errorf("lock = %+v, %v; want session:s1's, heartbeat now", lk, err)
 	}
 }
@@ -851,7 +851,7 @@ func TestHookStopLock(t *testing.T) {
 		if want := "orbit: took over the loop from session:old, whose heartbeat was older than 5m0s"; out.SystemMessage != want {
 			t.Errorf("systemMessage = %q; want %q", out.SystemMessage, want)
 		}
-		if lk, _ := orbitloop.ReadLock(p.path(lockRel)); lk == nil || lk.Owner != "session:s2" {
+		if lk, _ := orbitloop.ReadLock(p.root); lk == nil || lk.Owner != "session:s2" {
 			t.Errorf("lock = %+v; want session:s2's", lk)
 		}
 	})

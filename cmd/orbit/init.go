@@ -85,7 +85,7 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		// A settings file orbit cannot merge into fails before anything is
 		// created.
 		path := filepath.Join(opts.Dir, hook.SettingsFile)
-		old, err := hook.ReadSettings(path)
+		old, err := hook.ReadSettings(opts.Dir, path)
 		if err == nil {
 			_, _, _, err = hook.Install(path, old, orbitBinary())
 		}
@@ -108,17 +108,19 @@ func initRun(ctx context.Context, opts *initOptions) error {
 		fmt.Fprintf(out, "  %s  %s\n", verb, what)
 	}
 	claude := p.Path(".claude")
-	_, statErr := os.Stat(claude)
-	if err := os.MkdirAll(claude, 0o755); err != nil {
+	_, statErr := os.Lstat(claude)
+	d, err := project.OpenDir(p.Root, claude, true)
+	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
+	d.Close()
 	report(errors.Is(statErr, os.ErrNotExist), ".claude/")
 	id, created, err := p.EnsureIdentity(f.Now())
 	if err != nil {
 		return err
 	}
 	report(created, fmt.Sprintf("%s (project id %s)", project.IdentityFile, id.ID))
-	created, err = createEmpty(p.Path(project.DecisionsFile))
+	created, err = createEmpty(p.Root, project.DecisionsFile)
 	if err != nil {
 		return err
 	}
@@ -147,7 +149,7 @@ func initRun(ctx context.Context, opts *initOptions) error {
 // prints what changed, as a diff.
 func installHooks(root string, f *Factory, dryRun bool) error {
 	path := filepath.Join(root, hook.SettingsFile)
-	old, err := hook.ReadSettings(path)
+	old, err := hook.ReadSettings(root, path)
 	if err != nil {
 		return fmt.Errorf("init --claude: %w", err)
 	}
@@ -167,10 +169,7 @@ func installHooks(root string, f *Factory, dryRun bool) error {
 		fmt.Fprintln(f.IO.ErrOut, "dry run: nothing written")
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("init --claude: %w", err)
-	}
-	if err := journal.WriteFileAtomic(path, out, 0o644); err != nil {
+	if err := journal.WriteFileAtomic(root, path, out, 0o644); err != nil {
 		return err
 	}
 	for _, c := range changes {
@@ -198,10 +197,10 @@ func orbitBinary() string {
 	return self
 }
 
-// createEmpty creates an empty file at path unless one exists; it never
-// truncates.
-func createEmpty(path string) (bool, error) {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// createEmpty creates an empty file at path (relative to root) unless one
+// exists; it never truncates.
+func createEmpty(root, path string) (bool, error) {
+	fh, err := project.OpenFile(root, path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		return false, nil
 	}

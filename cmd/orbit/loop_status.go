@@ -48,11 +48,11 @@ func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	o, _, err := ceo.ReadLoopState(p.Path(project.StateFile))
+	o, _, err := ceo.ReadLoopState(p.Root, project.StateFile)
 	if err != nil {
 		return err
 	}
-	lk, lerr := orbitloop.ReadLock(p.Path(orbitloop.LockFile))
+	lk, lerr := orbitloop.ReadLock(p.Root)
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, loopStatus{o, lk})
 	}

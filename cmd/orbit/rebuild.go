@@ -46,7 +46,7 @@ func rebuildRun(ctx context.Context, opts *rebuildOptions) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	unlock, err := flock.Path(ctx, p.DB+".lock")
+	unlock, err := flock.Path(ctx, p.Root, p.DB+".lock")
 	if err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func trustRun(ctx context.Context, opts *trustOptions) error {
 		return err
 	}
 	if opts.Chart != "" {
-		out, err := journal.CreateAtomic(opts.Chart, 0o644)
+		out, err := createOutput(ix.Project.Root, opts.Chart)
 		if err != nil {
 			return err
 		}
