@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"regexp"
@@ -145,7 +144,7 @@ func orNone(xs []string) string {
 
 func read(p project.Project) (config, error) {
 	var c config
-	data, err := readSmall(p.Path(File), maxConfigBytes)
+	data, err := project.ReadFile(p.Root, File, maxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
@@ -168,32 +167,7 @@ func write(p project.Project, c config) error {
 	if err != nil {
 		return err
 	}
-	return journal.WriteFileAtomic(p.Path(File), append(data, '\n'), 0o644)
-}
-
-// readSmall reads a regular file (not through a symlink) of at most limit
-// bytes.
-func readSmall(path string, limit int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return data, nil
+	return journal.WriteFileAtomic(p.Root, File, append(data, '\n'), 0o644)
 }
 
 // TokenEnv is the variable a token may come from.
@@ -212,7 +186,7 @@ func ReadTokenFile(path string) (string, error) {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return "", fmt.Errorf("token file %s: mode %04o lets others read it; run `chmod 600 %s`", path, perm, path)
 	}
-	data, err := readSmall(path, 4<<10)
+	data, err := project.ReadFile("", path, 4<<10)
 	if err != nil {
 		return "", fmt.Errorf("token file %s: %w", path, err)
 	}

@@ -112,7 +112,7 @@ func Push(ctx context.Context, c *Client, p project.Project, id project.Identity
 
 func pushFile(ctx context.Context, c *Client, p project.Project, id project.Identity, j hub.Journal, st hub.FileState, opts PushOptions, fr *FileReport) error {
 	fr.Offset = st.Offset
-	f, size, err := openJournal(p.Path(j.Path))
+	f, size, err := openJournal(p.Root, j.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		if st.Offset > 0 {
 			fr.Held = fmt.Sprintf("the file is gone, and the hub holds %d bytes of it", st.Offset)
@@ -164,23 +164,16 @@ func pushFile(ctx context.Context, c *Client, p project.Project, id project.Iden
 	}
 }
 
-// openJournal opens a journal for reading: a regular file, not followed
-// through a symlink.
-func openJournal(path string) (*os.File, int64, error) {
-	fi, err := os.Lstat(path)
+// openJournal opens a journal of the project at root for reading, as every
+// project file is opened (project.Open: a regular file, no link followed).
+func openJournal(root, path string) (*os.File, int64, error) {
+	f, err := project.Open(root, path)
 	if err != nil {
 		return nil, 0, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("push %s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("push %s: %w", path, err)
-	}
 	// The size read now bounds this push: lines appended meanwhile wait for
 	// the next one.
-	fi, err = f.Stat()
+	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, 0, fmt.Errorf("push %s: %w", path, err)
