@@ -14,30 +14,9 @@ import (
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 
-	// The packages that register a kind of append-only file: every kind
-	// goes through the behaviour tested here.
-	_ "github.com/orbit-loop/orbit/knowledge"
-	"github.com/orbit-loop/orbit/loop"
+	// Every kind of file is registered, with its test lines.
+	"github.com/orbit-loop/orbit/internal/followtest"
 )
-
-// kindLines makes line i of a file of each kind: a valid record, distinct
-// for each i, of the same length for every i below a million, so that an
-// edit that swaps one i for another keeps the file's size. A registered kind
-// without an entry here fails TestFollowerKinds.
-var kindLines = map[string]func(i int) string{
-	journal.KindDecisions: func(i int) string {
-		return fmt.Sprintf(`{"id":"iter-1-%06d","iteration":1,"ts":"2026-03-08T10:00:00Z","tier":"auto_approve","depth":"trivial","category":"feature","input":"input %06d","decision":"APPROVED","reason":"r","next_action":"n","verification":"PENDING","retrograde":{"previous_id":null,"outcome":"N/A"}}`, i, i)
-	},
-	journal.KindRetro: func(i int) string {
-		return fmt.Sprintf(`{"ts":"2026-03-08T10:00:00Z","decision_id":"iter-1-%06d","outcome":"CORRECT","evidence":"e"}`, i)
-	},
-	"knowledge": func(i int) string {
-		return fmt.Sprintf(`{"ts":"2026-03-08T10:00:00Z","event":"hit","file":"conductor/knowledge/errors.json","id":"err-%06d"}`, i)
-	},
-	loop.KindEvents: func(i int) string {
-		return fmt.Sprintf(`{"ts":"2026-03-08T10:00:00.000Z","framework":"ccw","loop":"loop-%06d","event":"seen","status":"running"}`, i)
-	},
-}
 
 // follow is one followed file of one kind in a fresh project.
 type follow struct {
@@ -53,9 +32,12 @@ type follow struct {
 
 func newFollow(t *testing.T, spec journal.FileSpec) *follow {
 	t.Helper()
-	line, ok := kindLines[spec.Kind.Name()]
-	if !ok {
-		t.Fatalf("kind %q (%s) has no test lines in kindLines", spec.Kind.Name(), spec.Path)
+	if _, ok := followtest.Line(spec.Kind.Name(), 0); !ok {
+		t.Fatalf("kind %q (%s) has no test lines in internal/followtest", spec.Kind.Name(), spec.Path)
+	}
+	line := func(i int) string {
+		l, _ := followtest.Line(spec.Kind.Name(), i)
+		return l
 	}
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
@@ -79,11 +61,7 @@ func newFollow(t *testing.T, spec journal.FileSpec) *follow {
 
 // lines are lines from..to-1 of the kind, each with its newline.
 func (f *follow) lines(from, to int) string {
-	var b strings.Builder
-	for i := from; i < to; i++ {
-		b.WriteString(f.line(i) + "\n")
-	}
-	return b.String()
+	return followtest.Lines(f.spec.Kind.Name(), from, to)
 }
 
 func (f *follow) path() string { return f.proj.Path(f.spec.Path) }
@@ -216,6 +194,11 @@ func (f *follow) wantRewrite(rep journal.SyncReport, line int, recovered string)
 // TestFollowerKinds holds every kind of append-only file to the same
 // guarantees: the follower's behaviour, once per kind.
 func TestFollowerKinds(t *testing.T) {
+	for _, kind := range followtest.Kinds() {
+		if _, ok := journal.FollowedKind(kind); !ok {
+			t.Errorf("kind %s is not followed (not registered?)", kind)
+		}
+	}
 	for _, spec := range journal.Followed() {
 		t.Run(spec.Kind.Name(), func(t *testing.T) {
 			t.Run("append", func(t *testing.T) {

@@ -32,13 +32,15 @@ const (
 	PatternsFile = "patterns.md"
 )
 
-// Kinds of the knowledge files in the index (knowledge_files.kind), and of
-// the knowledge journal (journal_files.kind).
+// Kinds of the knowledge files in the index (knowledge_files.kind).
 const (
 	fileErrors   = "errors"
 	filePatterns = "patterns"
-	fileJournal  = "knowledge"
 )
+
+// KindJournal is the knowledge journal's kind in the index
+// (journal_files.kind).
+const KindJournal = "knowledge"
 
 // maxFileBytes bounds a knowledge file read whole.
 const maxFileBytes = 256 << 20
@@ -551,7 +553,7 @@ func init() { journal.Register(followed) }
 // follower does the rest (offset, tail check, rewritten past, torn lines).
 type journalKind struct{}
 
-func (journalKind) Name() string { return fileJournal }
+func (journalKind) Name() string { return KindJournal }
 
 func (journalKind) Decode(text []byte) journal.Decoded {
 	ev, bad := parseJournalLine(text)

@@ -21,8 +21,9 @@ func newCmdRebuild(f *Factory, runF func(*rebuildOptions) error) *cobra.Command 
 		Use:   "rebuild",
 		Short: "Drop the index and rebuild it from the journal files",
 		Long: `Delete the index (.claude/orbit.db and its -wal and -shm files) and build it
-again from the journal files. The files are the truth, so nothing is lost:
-every answer after a rebuild is the same as before it.`,
+again from the journal files: the decisions and their outcomes, the loops'
+histories, the knowledge counts. The files are the truth, so nothing is
+lost: every answer after a rebuild is the same as before it.`,
 		Example: `  orbit rebuild
   orbit rebuild --db /tmp/orbit.db --json`,
 		Args: noArgs,

@@ -17,8 +17,11 @@ type syncOptions struct {
 
 // syncResult is what `orbit sync --json` and `orbit rebuild --json` print.
 type syncResult struct {
-	Decisions int               `json:"decisions_added"`
-	Events    int               `json:"events_added"`
+	Decisions int `json:"decisions_added"`
+	Events    int `json:"events_added"`
+	// Added counts the records added from each kind of file, every kind
+	// followed named.
+	Added     map[string]int    `json:"records_added"`
 	Problems  []journal.Problem `json:"problems"`
 	Rewritten []journal.Problem `json:"rewritten"`
 	Recovered []string          `json:"recovered_files"`
@@ -30,10 +33,11 @@ func newCmdSync(f *Factory, runF func(*syncOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Bring the index up to date with the journal files",
-		Long: `Read what was appended to the journal files since the last sync and index it.
-An unchanged file costs one stat; a grown one, only its new bytes. Every
-command syncs first, so this is rarely needed by hand: use it after appending
-lines with other tools, or to see what a sync finds.
+		Long: `Read what was appended to the journal files since the last sync and index it:
+the decision and retrograde journals, and orbit's own loop events and
+knowledge journals. An unchanged file costs one stat; a grown one, only its
+new bytes. Every command syncs first, so this is rarely needed by hand: use
+it after appending lines with other tools, or to see what a sync finds.
 
 A file whose past changed (edited, truncated, replaced) is reported with its
 first differing line, the records the index held from there on are saved to
@@ -74,8 +78,11 @@ func printSyncResult(ctx context.Context, f *Factory, ix *journal.Index, rep jou
 		return err
 	}
 	if j.on {
-		res := syncResult{Decisions: rep.Decisions, Events: rep.Events, Problems: rep.Problems, Rewritten: rep.Rewritten,
+		res := syncResult{Decisions: rep.Decisions, Events: rep.Events, Added: map[string]int{}, Problems: rep.Problems, Rewritten: rep.Rewritten,
 			Recovered: rep.Recovered, Index: counts}
+		for _, spec := range ix.Files {
+			res.Added[spec.Kind.Name()] = rep.Added[spec.Kind.Name()]
+		}
 		if res.Problems == nil {
 			res.Problems = []journal.Problem{}
 		}
@@ -87,7 +94,13 @@ func printSyncResult(ctx context.Context, f *Factory, ix *journal.Index, rep jou
 		}
 		return j.write(f.IO.Out, res)
 	}
-	fmt.Fprintf(f.IO.Out, "%s: +%d decisions, +%d outcome events, %d new rejected lines\n", verb, rep.Decisions, rep.Events, rep.Errors())
+	others := ""
+	for _, spec := range ix.Files {
+		if k := spec.Kind.Name(); k != journal.KindDecisions && k != journal.KindRetro && rep.Added[k] > 0 {
+			others += fmt.Sprintf(", +%d %s records", rep.Added[k], k)
+		}
+	}
+	fmt.Fprintf(f.IO.Out, "%s: +%d decisions, +%d outcome events%s, %d new rejected lines\n", verb, rep.Decisions, rep.Events, others, rep.Errors())
 	fmt.Fprintf(f.IO.Out, "index: %d decisions, %d outcome events, %d rejected lines, %d warnings\n",
 		counts.Decisions, counts.Events, counts.Rejected, counts.Warnings)
 	return nil

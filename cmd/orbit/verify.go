@@ -29,7 +29,8 @@ func newCmdVerify(f *Factory, runF func(*verifyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check that the journal files and the index agree",
-		Long: `Read every journal file in full and compare it with the index, line by line:
+		Long: `Read every journal file in full (the decision and retrograde journals, orbit's
+loop events and knowledge journals) and compare it with the index, line by line:
 the same records with the same bytes in the same order (the append-only
 promise), rejected lines, duplicate ids, torn last lines, and lines not yet
 synced. Each finding is named by file:line. The journal files are never
