@@ -142,7 +142,7 @@ func TestSyncJSON(t *testing.T) {
 		got.Index.Decisions != 6 || got.Index.Correct != 2 || got.Index.Incorrect != 1 {
 		t.Errorf("sync --json = %+v; want 6 decisions, 3 events, empty lists, index 6 decisions 2 correct 1 incorrect", got)
 	}
-	want := "decisions_added,events_added,problems,rewritten,recovered_files,index"
+	want := "decisions_added,events_added,records_added,problems,rewritten,recovered_files,index"
 	if keys := strings.Join(objectKeys(t, []byte(res.stdout)), ","); keys != want {
 		t.Errorf("sync --json keys = %s; want %s", keys, want)
 	}
