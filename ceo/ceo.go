@@ -408,14 +408,12 @@ func Similar(ctx context.Context, ix *journal.Index, res *Result, k int) error {
 		return nil
 	}
 	d := res.Decision
-	found, err := precedent.Search(ctx, ix.Store, d.Input+" "+d.Context, precedent.Options{K: k + 1, Category: d.Category})
+	// Not itself, before ranking: a failed precedent kept in the last
+	// place must not be dropped to make room.
+	found, err := precedent.Search(ctx, ix.Store, d.Input+" "+d.Context, precedent.Options{K: k, Category: d.Category, Skip: d.ID})
 	if err != nil {
 		return err
 	}
-	for _, h := range found {
-		if (d.ID == "" || h.ID != d.ID) && len(res.Precedents) < k {
-			res.Precedents = append(res.Precedents, h)
-		}
-	}
+	res.Precedents = append(res.Precedents, found...)
 	return nil
 }

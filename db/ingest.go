@@ -64,6 +64,9 @@ type DecisionRow struct {
 	Outcome         string `db:"outcome"`
 	OutcomeTS       string `db:"outcome_ts"`
 	OutcomeEvidence string `db:"outcome_evidence"`
+	// OutcomeBy is the decision whose line carried that event ("" for a
+	// retrograde journal line).
+	OutcomeBy string `db:"outcome_by"`
 }
 
 // EventRow is an outcome event.

@@ -56,7 +56,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
 	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome,
-	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence
+	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence, coalesce(e.recorded_by, '') AS outcome_by
 	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq`
 
 // DecisionFilter narrows a listing of decisions.
@@ -409,6 +409,7 @@ func (s *Store) DecisionsBySeq(ctx context.Context, seqs []int64) ([]DecisionRow
 // current outcome.
 type Brief struct {
 	Seq      int64  `db:"seq"`
+	ID       string `db:"id"`
 	Category string `db:"category"`
 	Outcome  string `db:"outcome"`
 }
@@ -423,7 +424,7 @@ func (s *Store) Briefs(ctx context.Context, seqs []int64) ([]Brief, error) {
 		return nil, err
 	}
 	var out []Brief
-	err = s.DB.SelectContext(ctx, &out, `SELECT d.seq, d.category, coalesce(o.outcome, 'PENDING') AS outcome
+	err = s.DB.SelectContext(ctx, &out, `SELECT d.seq, d.id, d.category, coalesce(o.outcome, 'PENDING') AS outcome
 		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE d.seq IN (SELECT value FROM json_each(?))`, string(arr))
 	if err != nil {
 		return nil, fmt.Errorf("read decisions: %w", err)

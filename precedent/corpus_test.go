@@ -60,7 +60,7 @@ const (
 )
 
 var (
-	corpusKinds   = []string{"paraphrase", "question", "fragment", "sentence", "cross-category", "near-miss-probe"}
+	corpusKinds   = []string{"paraphrase", "question", "fragment", "sentence", "cross-category", "near-miss-probe", "failed-precedent"}
 	corpusImpacts = []string{"low", "medium", "high"}
 	corpusEras    = []string{"", "early", "mid", "late"}
 	corpusTracks  = []string{"", "mixed", "poor"}
@@ -255,6 +255,9 @@ func corpusCheckTopics(topics []corpusTopic) []string {
 			own(n, "query", q.Q)
 			if !slices.Contains(corpusKinds, q.Kind) {
 				bad("topic %s: query %q: kind %q", n, q.Q, q.Kind)
+			}
+			if q.Kind == "failed-precedent" && t.TrackRecord == "" {
+				bad("topic %s: failed-precedent %q but the topic has no track_record: its ideas rarely failed", n, q.Q)
 			}
 			if q.Kind == "near-miss-probe" && len(t.NearMissOf) == 0 {
 				bad("topic %s: near-miss-probe %q but the topic has no near_miss_of", n, q.Q)
@@ -1049,6 +1052,10 @@ type corpusMetrics struct {
 	n           int
 	recall, rr  float64
 	avoidInTop3 int
+	// withAvoid counts the queries that have a failed precedent (a
+	// relevant decision proved INCORRECT), avoidShown those of them whose
+	// top 3 shows one.
+	withAvoid, avoidShown int
 }
 
 func (m *corpusMetrics) add(ranked []string, relevant, avoid []string) {
@@ -1056,13 +1063,20 @@ func (m *corpusMetrics) add(ranked []string, relevant, avoid []string) {
 	for _, id := range relevant {
 		rel[id] = true
 	}
-	hits := 0
+	hits, shown := 0, false
 	for _, id := range ranked[:min(3, len(ranked))] {
 		if rel[id] {
 			hits++
 		}
 		if slices.Contains(avoid, id) {
 			m.avoidInTop3++
+			shown = true
+		}
+	}
+	if len(avoid) > 0 {
+		m.withAvoid++
+		if shown {
+			m.avoidShown++
 		}
 	}
 	m.recall += float64(hits) / float64(min(len(relevant), 3))
@@ -1080,6 +1094,16 @@ func (m corpusMetrics) String() string {
 		return "-"
 	}
 	return fmt.Sprintf("R@3 %.3f  MRR %.3f", m.recall/float64(m.n), m.rr/float64(m.n))
+}
+
+// avoidRecall is the share of the queries with a failed precedent whose
+// top 3 shows one: seed 000 asks the loop to see them, so as not to repeat
+// them.
+func (m corpusMetrics) avoidRecall() float64 {
+	if m.withAvoid == 0 {
+		return 0
+	}
+	return float64(m.avoidShown) / float64(m.withAvoid)
 }
 
 var corpusStop = map[string]bool{}

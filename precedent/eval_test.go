@@ -17,6 +17,10 @@ import (
 	"github.com/orbit-loop/orbit/project"
 )
 
+// withAvoid is the group of the regular queries that have a failed
+// precedent.
+const withAvoid = "with a failed precedent"
+
 var evalOut = flag.String("eval-out", "", "write the precedent evaluation as markdown to this file")
 
 // evalIndex indexes the first n lines of the corpus journal (all when n is
@@ -92,12 +96,18 @@ func TestEvalPrecedent(t *testing.T) {
 	}
 
 	stores := map[int]*db.Store{0: evalIndex(t, lines, 0)}
-	systems := []string{"orbit precedent", "tail -50 \\| grep category", "grep -i keywords (file order)", "grep -i keywords (most matched first)"}
+	// orbit precedent as `orbit decide` asks (failed precedents surfaced),
+	// then with them ranked last (the former default), then the seed's
+	// baselines.
+	modes := []Incorrect{Surface, RankLast}
+	systems := []string{"orbit precedent", "orbit, INCORRECT ranked last",
+		"tail -50 \\| grep category", "grep -i keywords (file order)", "grep -i keywords (most matched first)"}
+	baseline := len(modes)
 	type key struct{ system, group string }
 	res := map[key]*corpusMetrics{}
 	add := func(s, g string, ranked []string, q corpusQuery) {
 		for _, gg := range []string{g, "all"} {
-			if gg == "all" && q.AsOfLine > 0 {
+			if gg == "all" && (q.AsOfLine > 0 || g == withAvoid) {
 				continue
 			}
 			k := key{s, gg}
@@ -118,15 +128,37 @@ func TestEvalPrecedent(t *testing.T) {
 			store = evalIndex(t, lines, q.AsOfLine)
 			stores[q.AsOfLine] = store
 		}
-		hits, err := Search(ctx, store, q.Query, Options{K: 10, Category: q.Category, Incorrect: Include})
-		if err != nil {
-			t.Fatalf("%s: Search(%q): %v", q.ID, q.Query, err)
+		for m, mode := range modes {
+			// The first 3 as a loop sees them (K 3), then the rest of the
+			// first 10 for MRR. Only Surface's first 3 differ from the
+			// first 3 of 10.
+			hits, err := Search(ctx, store, q.Query, Options{K: 10, Category: q.Category, Incorrect: mode})
+			if err != nil {
+				t.Fatalf("%s: Search(%q): %v", q.ID, q.Query, err)
+			}
+			top3 := hits[:min(3, len(hits))]
+			if mode == Surface {
+				if top3, err = Search(ctx, store, q.Query, Options{K: 3, Category: q.Category, Incorrect: mode}); err != nil {
+					t.Fatalf("%s: Search(%q): %v", q.ID, q.Query, err)
+				}
+			}
+			var ranked []string
+			for _, h := range top3 {
+				if slices.Contains(q.Relevant, h.ID) && h.Avoid != slices.Contains(q.Avoid, h.ID) {
+					t.Errorf("%s: hit %s marked avoid=%t; the corpus says %t", q.ID, h.ID, h.Avoid, !h.Avoid)
+				}
+				ranked = append(ranked, h.ID)
+			}
+			for _, h := range hits {
+				if !slices.Contains(ranked, h.ID) {
+					ranked = append(ranked, h.ID)
+				}
+			}
+			add(systems[m], group, ranked, q)
+			if q.AsOfLine == 0 && len(q.Avoid) > 0 {
+				add(systems[m], withAvoid, ranked, q)
+			}
 		}
-		var ranked []string
-		for _, h := range hits {
-			ranked = append(ranked, h.ID)
-		}
-		add(systems[0], group, ranked, q)
 
 		var tail []string
 		for i := n - 1; i >= max(0, n-corpusTailLines); i-- {
@@ -134,7 +166,7 @@ func TestEvalPrecedent(t *testing.T) {
 				tail = append(tail, ids[i])
 			}
 		}
-		add(systems[1], group, tail, q)
+		add(systems[baseline], group, tail, q)
 
 		kws := corpusKeywords(q.Query)
 		var grep []string
@@ -154,7 +186,7 @@ func TestEvalPrecedent(t *testing.T) {
 				ranks = append(ranks, scored{i, m})
 			}
 		}
-		add(systems[2], group, grep, q)
+		add(systems[baseline+1], group, grep, q)
 		sort.SliceStable(ranks, func(a, b int) bool {
 			if ranks[a].n != ranks[b].n {
 				return ranks[a].n > ranks[b].n
@@ -165,11 +197,11 @@ func TestEvalPrecedent(t *testing.T) {
 		for _, r := range ranks {
 			best = append(best, ids[r.i])
 		}
-		add(systems[3], group, best, q)
+		add(systems[baseline+2], group, best, q)
 	}
 
 	groups := append([]string{"all"}, corpusKinds...)
-	groups = append(groups, "as_of")
+	groups = append(groups, "as_of", withAvoid)
 	var b strings.Builder
 	fmt.Fprintf(&b, "| queries | n |")
 	for _, s := range systems {
@@ -187,6 +219,18 @@ func TestEvalPrecedent(t *testing.T) {
 		}
 		b.WriteByte('\n')
 	}
+	fmt.Fprintf(&b, "\nFailed precedents shown in the top 3 (marked AVOID), of the queries that have one:\n\n| queries | n |")
+	for _, s := range systems {
+		fmt.Fprintf(&b, " %s |", s)
+	}
+	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(systems)))
+	for _, g := range []string{"all", "failed-precedent", "as_of"} {
+		fmt.Fprintf(&b, "| %s | %d |", g, res[key{systems[0], g}].withAvoid)
+		for _, s := range systems {
+			fmt.Fprintf(&b, " %.3f |", res[key{s, g}].avoidRecall())
+		}
+		b.WriteByte('\n')
+	}
 	t.Logf("\n%s", b.String())
 	if *evalOut != "" {
 		if err := os.WriteFile(*evalOut, []byte(b.String()), 0o644); err != nil {
@@ -198,10 +242,23 @@ func TestEvalPrecedent(t *testing.T) {
 	if got := recall(systems[0]); got < 0.8 {
 		t.Errorf("orbit precedent recall@3 = %.3f over all queries; want at least 0.8", got)
 	}
-	for _, s := range systems[1:] {
+	for _, s := range systems[baseline:] {
 		if recall(systems[0]) <= recall(s)+0.1 {
 			t.Errorf("orbit precedent recall@3 %.3f is not clearly above %s (%.3f)", recall(systems[0]), s, recall(s))
 		}
+	}
+	// A failed precedent must reach the loop: on the queries that propose a
+	// failed idea again, one is in the top 3 for nearly every query, and
+	// surfacing them costs no recall.
+	avoid := func(s, g string) float64 { return res[key{s, g}].avoidRecall() }
+	if got := avoid(systems[0], "failed-precedent"); got < 0.95 {
+		t.Errorf("failed precedents shown in the top 3 on failed-precedent queries = %.3f; want at least 0.95", got)
+	}
+	if got, last := avoid(systems[0], "all"), avoid(systems[1], "all"); got <= last {
+		t.Errorf("failed precedents shown in the top 3 = %.3f, no better than ranking them last (%.3f)", got, last)
+	}
+	if recall(systems[0]) < recall(systems[1])-0.01 {
+		t.Errorf("surfacing failed precedents cost recall@3: %.3f against %.3f", recall(systems[0]), recall(systems[1]))
 	}
 	if !slices.Contains(corpusKinds, "paraphrase") {
 		t.Errorf("corpus kinds %q lack paraphrases", corpusKinds)

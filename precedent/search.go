@@ -25,13 +25,25 @@ var DefaultWeights = Weights{Input: 4, Reason: 1, NextAction: 0.5, Context: 1.5}
 type Incorrect int
 
 const (
-	// RankLast (the default) keeps them, marked "avoid", after the others.
-	RankLast Incorrect = iota
-	// Include ranks them like any other (still marked).
+	// Surface (the default) ranks them like any other, marked AVOID with
+	// their evidence, and makes sure the best relevant one is among the
+	// hits: seed 000 asks the loop to see its failed precedents so as not
+	// to repeat them (see AvoidShare).
+	Surface Incorrect = iota
+	// RankLast keeps them, marked, after all the others: a failed
+	// precedent that is the best match can fall out of the top k behind
+	// hits that barely match.
+	RankLast
+	// Include ranks them like any other (still marked), nothing more.
 	Include
 	// Exclude drops them.
 	Exclude
 )
+
+// AvoidShare is how relevant a failed precedent must be for Surface to
+// give it the last of the k places when none of the k best is one: a score
+// at least this share of the best hit's.
+const AvoidShare = 0.6
 
 // Options tune a search.
 type Options struct {
@@ -48,6 +60,9 @@ type Options struct {
 	// Pool bounds how many matching decisions bm25 scores, newest first
 	// (0: 500).
 	Pool int
+	// Skip is a decision never returned (the one just made, whose
+	// precedents are asked for).
+	Skip string
 }
 
 func (o *Options) defaults() {
@@ -71,9 +86,12 @@ type Hit struct {
 	// evidence says why an AVOID hit failed.
 	journal.DecisionView
 	Score float64 `json:"score"`
-	// Avoid marks a decision proved INCORRECT: seed 000 says not to repeat it.
-	Avoid bool  `json:"avoid"`
-	Seq   int64 `json:"-"`
+	// Avoid marks a decision proved INCORRECT: seed 000 says not to repeat
+	// it. JudgedBy is the decision whose line carried that verdict, when
+	// one did (its retrograde field), rather than the retrograde journal.
+	Avoid    bool   `json:"avoid"`
+	JudgedBy string `json:"judged_by,omitempty"`
+	Seq      int64  `json:"-"`
 }
 
 // Search returns the decisions most similar to query, best first.
@@ -339,7 +357,7 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		if opts.Category != "" && b.Category == opts.Category {
 			c.score *= opts.CategoryBoost
 		}
-		if c.avoid && opts.Incorrect == Exclude {
+		if c.avoid && opts.Incorrect == Exclude || b.ID == opts.Skip && b.ID != "" {
 			continue
 		}
 		cands = append(cands, c)
@@ -363,9 +381,7 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		}
 		return 0
 	})
-	if len(cands) > opts.K {
-		cands = cands[:opts.K]
-	}
+	cands = surface(cands, opts, func(c cand) (float64, bool) { return c.score, c.avoid })
 	top := make([]int64, len(cands))
 	for i, c := range cands {
 		top[i] = c.Seq
@@ -384,16 +400,54 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		if !ok {
 			continue
 		}
-		hits = append(hits, Hit{DecisionView: journal.ViewOf(d), Score: c.score, Avoid: c.avoid, Seq: d.Seq})
+		h := Hit{DecisionView: journal.ViewOf(d), Score: c.score, Avoid: c.avoid, Seq: d.Seq}
+		if c.avoid {
+			h.JudgedBy = d.OutcomeBy
+		}
+		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// surface keeps the k best of cands (sorted best first). In Surface mode,
+// when none of them is a failed precedent, the best failed one that scores
+// at least AvoidShare of the best hit takes the last place (k > 1): the
+// loop must see that this was tried and proved wrong.
+func surface[C any](cands []C, opts Options, of func(C) (score float64, avoid bool)) []C {
+	if len(cands) <= opts.K {
+		return cands
+	}
+	top := cands[:opts.K]
+	if opts.Incorrect != Surface || opts.K < 2 {
+		return top
+	}
+	for _, c := range top {
+		if _, avoid := of(c); avoid {
+			return top
+		}
+	}
+	best, _ := of(cands[0])
+	for _, c := range cands[opts.K:] {
+		if s, avoid := of(c); avoid && s >= AvoidShare*best {
+			top[opts.K-1] = c
+			break
+		}
+	}
+	return top
 }
 
 // Describe is a one-line summary of a hit for a terminal or a hook prompt.
 func (h Hit) Describe() string {
 	mark := ""
 	if h.Avoid {
-		mark = " [AVOID: proved INCORRECT]"
+		mark = " [AVOID: proved INCORRECT"
+		switch {
+		case h.Evidence != "":
+			mark += ": " + strings.Join(strings.Fields(h.Evidence), " ")
+		case h.JudgedBy != "":
+			mark += " by " + h.JudgedBy
+		}
+		mark += "]"
 	}
 	if h.Avoid && h.Evidence != "" {
 		mark = " [AVOID: proved INCORRECT: " + strings.TrimSpace(h.Evidence) + "]"

@@ -35,9 +35,11 @@ the reason and the next action, with stemming: "migrate" meets "migration"),
 a boost for the same --category, and recency as the tie-breaker.
 
 Each hit shows its current outcome. Decisions proved INCORRECT are marked
-AVOID (seed 000: do not repeat them) and ranked after the others; use
---include-incorrect to rank them like the rest, --exclude-incorrect to drop
-them. Any text is a valid query: quotes, AND/OR/NOT, *, :, parentheses and
+AVOID with the evidence of their verdict (seed 000: see them, do not repeat
+them), ranked by relevance like the others; when none of the best hits is
+one, the best failed precedent scoring at least 60% of the top hit takes the
+last place. --include-incorrect ranks them like the rest without that,
+--exclude-incorrect drops them. Any text is a valid query: quotes, AND/OR/NOT, *, :, parentheses and
 10 KB sentences are searched as plain words. With QUERY "-", it is read from
 stdin.`,
 		Example: `  orbit precedent "SQLite vs Postgres for state storage" --category architecture
@@ -63,7 +65,7 @@ stdin.`,
 	}
 	cmd.Flags().StringVar(&opts.Category, "category", "", "boost decisions of this category")
 	cmd.Flags().IntVarP(&opts.K, "k", "k", 3, "how many")
-	cmd.Flags().BoolVar(&opts.IncludeIncorrect, "include-incorrect", false, "rank decisions proved INCORRECT like the others")
+	cmd.Flags().BoolVar(&opts.IncludeIncorrect, "include-incorrect", false, "rank decisions proved INCORRECT like the others, without keeping a place for one")
 	cmd.Flags().BoolVar(&opts.ExcludeIncorrect, "exclude-incorrect", false, "leave out decisions proved INCORRECT")
 	addJSONFlag(cmd, &opts.JSON, []precedent.Hit{})
 	return cmd
@@ -122,6 +124,9 @@ func precedentRun(ctx context.Context, opts *precedentOptions) error {
 		for _, h := range hits {
 			if r := strings.TrimSpace(h.Reason); r != "" {
 				fmt.Fprintf(f.IO.Out, "%s: %s\n", h.ID, r)
+			}
+			if h.Avoid && h.Evidence != "" {
+				fmt.Fprintf(f.IO.Out, "%s AVOID: %s\n", h.ID, strings.TrimSpace(h.Evidence))
 			}
 		}
 	}
