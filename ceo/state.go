@@ -2,6 +2,7 @@ package ceo
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/orbit-loop/orbit/loop"
@@ -74,6 +75,28 @@ func loopInfoOf(s *loop.State) (LoopInfo, error) {
 	o.Iteration, o.MaxIterations, o.TimeLimitMinutes = num("iteration"), num("max_iterations"), num("time_limit_minutes")
 	o.EscalationCount, o.Correct, o.Incorrect = num("depth_escalation_counter"), num("correct_decisions"), num("incorrect_decisions")
 	o.BudgetTokens, o.TokensUsed = num("budget_tokens"), num("tokens_used")
+	// Numbers past these bounds overflow what orbit computes from them
+	// (the next iteration, minutes as a duration): refused, naming the
+	// field, and taken as 0 meanwhile.
+	for _, f := range []struct {
+		key string
+		v   *int64
+		max int64
+	}{
+		{"iteration", &o.Iteration, MaxIterations},
+		{"max_iterations", &o.MaxIterations, MaxIterations},
+		{"time_limit_minutes", &o.TimeLimitMinutes, MaxTimeLimitMinutes},
+		{"depth_escalation_counter", &o.EscalationCount, MaxCount},
+		{"correct_decisions", &o.Correct, MaxCount},
+		{"incorrect_decisions", &o.Incorrect, MaxCount},
+		{"budget_tokens", &o.BudgetTokens, MaxCount},
+		{"tokens_used", &o.TokensUsed, MaxCount},
+	} {
+		if *f.v < 0 || *f.v > f.max {
+			errs = append(errs, fmt.Errorf("%s: %s is %d, out of range (0 to %d)", s.Path, f.key, *f.v, f.max))
+			*f.v = 0
+		}
+	}
 	o.StartedAt, o.TrustLevel, o.Sentinel = str("started_at"), str("trust_level"), str("completion_sentinel")
 	o.StopReason, o.StoppedAt, o.HookEvent = str("stop_reason"), str("stopped_at"), str("hook_event")
 	if o.HookEvent == "" {
@@ -86,6 +109,30 @@ func loopInfoOf(s *loop.State) (LoopInfo, error) {
 		o.Started = t
 	}
 	return o, errors.Join(errs...)
+}
+
+// Bounds on the state file's numbers.
+const (
+	// MaxIterations bounds iteration and max_iterations.
+	MaxIterations = 1_000_000_000
+	// MaxTimeLimitMinutes bounds time_limit_minutes: ten years.
+	MaxTimeLimitMinutes = 10 * 365 * 24 * 60
+	// MaxCount bounds the counters and token figures.
+	MaxCount = 1 << 50
+)
+
+// clockSkew is how far in the future started_at may be (another machine's
+// clock) before it is a problem.
+const clockSkew = 5 * time.Minute
+
+// CheckStart reports a started_at in the future at now: the time limit
+// would never run out, and "minutes used" would be negative.
+func (o LoopInfo) CheckStart(now time.Time) error {
+	if o.Started.IsZero() || !o.Started.After(now.Add(clockSkew)) {
+		return nil
+	}
+	return fmt.Errorf("started_at %s is in the future (now %s): the time limit would never run out; fix started_at, or `orbit loop start --force`",
+		o.StartedAt, now.UTC().Format(time.RFC3339))
 }
 
 // Deadline is when the time limit runs out (zero without a limit or a valid

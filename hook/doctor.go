@@ -88,6 +88,9 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 		add(OK, project.StateFile, fmt.Sprintf("loop stopped (%s) at iteration %d", orDash(o.StopReason), o.Iteration), "")
 	default:
 		add(OK, project.StateFile, fmt.Sprintf("loop active, iteration %d of %d", o.Iteration, o.MaxIterations), "")
+		if err := o.CheckStart(now); err != nil {
+			add(Problem, project.StateFile, err.Error(), "")
+		}
 		if o.MaxIterations > 0 && o.Iteration > o.MaxIterations {
 			add(Problem, project.StateFile, fmt.Sprintf("iteration %d is past its cap of %d", o.Iteration, o.MaxIterations), "`orbit loop stop`, or `orbit loop start --force` with a higher --max-iterations")
 		}

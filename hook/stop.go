@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,6 +28,11 @@ type Env struct {
 	Host string
 	// Getwd is used when the input has no cwd.
 	Getwd func() (string, error)
+	// ProjectDir is Claude Code's CLAUDE_PROJECT_DIR ("" when unset): the
+	// walk to the project starts there rather than at the input's cwd.
+	ProjectDir string
+	// Owner refuses a project another user controls.
+	Owner project.Owner
 	// Open opens and syncs a project's index.
 	Open func(ctx context.Context, p project.Project) (*journal.Index, error)
 }
@@ -58,7 +64,13 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	}
 	if !found {
 		// No project, or no loop was ever started in it: nothing to do,
-		// nothing to log.
+		// nothing to log, unless a loop is active in a project enclosing
+		// this one (a nested project stopped the walk): say so, never
+		// end silently.
+		if above := activeAbove(p.Root, env.Owner); above != "" {
+			logf("action=allow loop-active-above root=%s", above)
+			r.Output = Output{SystemMessage: fmt.Sprintf("orbit: no ORBIT loop in %s, but one is active in %s, which encloses it; this hook drives the nearer project. Run Claude Code from %s, or register the hook as `orbit --root %s hook stop`.", p.Root, above, above, above)}
+		}
 		return r
 	}
 	sess, err := orbitloop.Open(ctx, p.Root)
@@ -67,7 +79,11 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	}
 	defer sess.Close()
 	o, st := sess.Info, sess.State
-	if err := sess.ReadErr; err != nil {
+	err = sess.ReadErr
+	if err == nil && o.Active {
+		err = o.CheckStart(now)
+	}
+	if err != nil {
 		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop` — the loop cannot go on with it", err))
 	}
 	if !o.HasState {
@@ -231,6 +247,9 @@ func reporter(r *Result, now time.Time, event string, in Input, extra string) (l
 // Without a project, p is zero.
 func locate(env Env, in Input) (p project.Project, found bool, err error) {
 	cwd := in.CWD
+	if env.ProjectDir != "" {
+		cwd = env.ProjectDir
+	}
 	if cwd == "" {
 		wd, err := env.Getwd()
 		if err != nil {
@@ -242,6 +261,10 @@ func locate(env Env, in Input) (p project.Project, found bool, err error) {
 	if err != nil {
 		return p, false, nil
 	}
+	if err := env.Owner.Check(root); err != nil {
+		// Nothing is written there, the log included.
+		return project.Project{}, false, err
+	}
 	if p, err = project.New(root, ""); err != nil {
 		return p, false, err
 	}
@@ -249,6 +272,24 @@ func locate(env Env, in Input) (p project.Project, found bool, err error) {
 		return p, false, nil
 	}
 	return p, true, nil
+}
+
+// activeAbove is the nearest project enclosing root whose ORBIT loop is
+// active ("" when none, or root is "").
+func activeAbove(root string, owner project.Owner) string {
+	for root != "" && filepath.Dir(root) != root {
+		r, err := project.Find(filepath.Dir(root))
+		if err != nil {
+			return ""
+		}
+		if owner.Check(r) == nil {
+			if o, _, err := ceo.ReadLoopState(r, project.StateFile); err == nil && o.Active {
+				return r
+			}
+		}
+		root = r
+	}
+	return ""
 }
 
 // iterationStart is when the current iteration began, in Unix

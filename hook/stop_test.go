@@ -527,10 +527,10 @@ func TestStopOutputCap(t *testing.T) {
 			}
 			t.Logf("printed %d characters, %d progress lines kept", len([]rune(string(printed))), kept)
 			// The progress excerpt is cut before the queue's titles are.
-			if strings.Contains(reason, "\n000 progress") && !strings.Contains(reason, "\n  3. Request 003") {
+			if strings.Contains(reason, "\n000 progress") && !strings.Contains(reason, "\n3. Request 003") {
 				t.Errorf("progress kept while queue titles were cut:\n%s", reason)
 			}
-			if tt.titleLen == 40 && !strings.Contains(reason, "\n  3. Request 003 ") {
+			if tt.titleLen == 40 && !strings.Contains(reason, "\n3. Request 003 ") {
 				t.Errorf("short titles cut:\n%s", reason)
 			}
 		})

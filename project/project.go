@@ -51,33 +51,48 @@ func New(root, db string) (Project, error) {
 // Path returns the absolute path of a file given relative to the root.
 func (p Project) Path(rel string) string { return filepath.Join(p.Root, rel) }
 
-// Find walks up from dir to the first directory that holds .orbit/ or
-// .claude/, like git finds .git. The home directory's .claude/ (Claude Code's
-// own settings) counts only when it holds orbit's files, so that running
-// orbit anywhere under $HOME does not quietly use $HOME as a project.
+// Markers are the files whose presence in a .claude/ makes its directory
+// an orbit project: the journals, the index, the project's identity (all
+// created by `orbit init`). A .claude/ holding only Claude Code's own settings or commands
+// (a monorepo package's, the home directory's) is not one.
+var Markers = []string{DecisionsFile, IndexFile, IdentityFile, RetroFile}
+
+// Find walks up from dir, like git finds .git, to the nearest directory
+// whose .orbit/ exists or whose .claude/ holds one of orbit's files
+// (Markers). A .claude/ with Claude Code's settings alone does not stop the
+// walk, so a loop started at a monorepo's root is found from a package that
+// has its own .claude/commands/, and orbit never starts an index there.
 func Find(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("find project from %s: %w", dir, err)
 	}
-	home := ""
-	if h, err := os.UserHomeDir(); err == nil {
-		home = canonical(h)
-	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if isDir(filepath.Join(d, ".orbit")) {
+		if IsProject(d) {
 			return d, nil
-		}
-		if isDir(filepath.Join(d, ".claude")) {
-			if canonical(d) != home || exists(filepath.Join(d, DecisionsFile)) || exists(filepath.Join(d, IndexFile)) {
-				return d, nil
-			}
 		}
 		if parent := filepath.Dir(d); parent == d {
 			break
 		}
 	}
-	return "", fmt.Errorf("%w: no .claude/ or .orbit/ in %s or any parent (run `orbit init`, or pass --root)", ErrNotFound, abs)
+	return "", fmt.Errorf("%w: no .orbit/, and no .claude/ holding orbit's files, in %s or any parent (run `orbit init` at the project's root, or pass --root)", ErrNotFound, abs)
+}
+
+// IsProject reports whether dir holds .orbit/ or a .claude/ with one of
+// orbit's files.
+func IsProject(dir string) bool {
+	if isDir(filepath.Join(dir, ".orbit")) {
+		return true
+	}
+	if !isDir(filepath.Join(dir, ".claude")) {
+		return false
+	}
+	for _, m := range Markers {
+		if exists(filepath.Join(dir, m)) {
+			return true
+		}
+	}
+	return false
 }
 
 // canonical is p cleaned, absolute, with symlinks resolved (p itself when
@@ -93,13 +108,14 @@ func canonical(p string) string {
 	return abs
 }
 
+// isDir reports whether p is a directory itself (not a link to one).
 func isDir(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := os.Lstat(p)
 	return err == nil && fi.IsDir()
 }
 
 func exists(p string) bool {
-	_, err := os.Stat(p)
+	_, err := os.Lstat(p)
 	return err == nil
 }
 

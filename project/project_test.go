@@ -34,21 +34,31 @@ func touch(tb testing.TB, root, rel string) {
 }
 
 func TestFind(t *testing.T) {
+	const journal = ".claude/ceo-loop-decisions.jsonl"
 	tests := []struct {
 		name  string
 		dirs  []string
 		files []string
-		start string // relative to the temporary root
-		want  string // relative to the temporary root
+		links map[string]string // link -> target, relative to the root
+		start string            // relative to the temporary root
+		want  string            // relative to the temporary root; "" for not found
 	}{
-		{name: ".claude at the start", dirs: []string{".claude"}, start: ".", want: "."},
+		{name: ".claude with the journal at the start", files: []string{journal}, start: ".", want: "."},
+		{name: ".claude with the index", files: []string{".claude/orbit.db"}, start: ".", want: "."},
+		{name: ".claude with the identity", files: []string{".claude/orbit-project.json"}, start: ".", want: "."},
 		{name: ".orbit at the start", dirs: []string{".orbit"}, start: ".", want: "."},
-		{name: "walk up from a subdirectory", dirs: []string{".claude", "src/pkg/deep"}, start: "src/pkg/deep", want: "."},
+		{name: "walk up from a subdirectory", dirs: []string{"src/pkg/deep"}, files: []string{journal}, start: "src/pkg/deep", want: "."},
 		{name: "walk up to .orbit", dirs: []string{".orbit", "a/b"}, start: "a/b", want: "."},
-		{name: "nearest wins", dirs: []string{".claude", "sub/.claude", "sub/x"}, start: "sub/x", want: "sub"},
-		{name: ".orbit beside .claude", dirs: []string{".claude", ".orbit", "a"}, start: "a", want: "."},
-		{name: "nested .orbit wins over outer .claude", dirs: []string{".claude", "inner/.orbit", "inner/a"}, start: "inner/a", want: "inner"},
+		{name: "nearest wins", dirs: []string{"sub/x"}, files: []string{journal, "sub/" + journal}, start: "sub/x", want: "sub"},
+		{name: ".orbit beside .claude", dirs: []string{".orbit", "a"}, files: []string{journal}, start: "a", want: "."},
+		{name: "nested .orbit wins over outer .claude", dirs: []string{"inner/.orbit", "inner/a"}, files: []string{journal}, start: "inner/a", want: "inner"},
 		{name: ".claude as a file does not count", dirs: []string{".orbit", "sub"}, files: []string{"sub/.claude"}, start: "sub", want: "."},
+		{name: "a monorepo package's .claude/commands does not stop the walk", dirs: []string{"packages/web/.claude/commands", "packages/web/src"},
+			files: []string{journal, "packages/web/.claude/settings.json"}, start: "packages/web/src", want: "."},
+		{name: "an empty .claude is not a project", dirs: []string{".claude", "a"}, start: "a", want: ""},
+		{name: "a state file alone is not a project", files: []string{".claude/ceo-loop-state.json"}, start: ".", want: ""},
+		{name: "a .claude link does not count", dirs: []string{"real/.claude", "sub"}, files: []string{"real/" + journal},
+			links: map[string]string{"sub/.claude": "../real/.claude"}, start: "sub", want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +67,18 @@ func TestFind(t *testing.T) {
 			for _, f := range tt.files {
 				touch(t, root, f)
 			}
+			for l, target := range tt.links {
+				if err := os.Symlink(target, filepath.Join(root, l)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			got, err := project.Find(filepath.Join(root, tt.start))
+			if tt.want == "" {
+				if !errors.Is(err, project.ErrNotFound) {
+					t.Errorf("Find(%s) = %s, %v; want ErrNotFound", tt.start, got, err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("Find(%s) error: %v", tt.start, err)
 			}
@@ -72,7 +93,8 @@ func TestFind(t *testing.T) {
 // against the working directory and the root returned is absolute.
 func TestFindRelativeStart(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	root := mkdirs(t, t.TempDir(), ".claude", "a/b")
+	root := mkdirs(t, t.TempDir(), "a/b")
+	touch(t, root, ".claude/orbit.db")
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +191,8 @@ func TestFindHomeBelowProject(t *testing.T) {
 	home := t.TempDir()
 	touch(t, home, ".claude/settings.json")
 	t.Setenv("HOME", home)
-	root := mkdirs(t, home, "work/.claude", "work/src")
+	root := mkdirs(t, home, "work/src")
+	touch(t, home, "work/.claude/ceo-loop-decisions.jsonl")
 	root = filepath.Join(root, "work")
 	got, err := project.Find(filepath.Join(root, "src"))
 	if err != nil || got != root {

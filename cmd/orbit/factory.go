@@ -46,6 +46,9 @@ type Factory struct {
 	// Set by the persistent flags.
 	RootFlag string
 	DBFlag   string
+	// SafeDirs are the --safe-directory flags: roots trusted whoever owns
+	// them (beside ORBIT_SAFE_DIRECTORY).
+	SafeDirs []string
 
 	store *db.Store
 }
@@ -56,8 +59,16 @@ func NewFactory(io *IOStreams) *Factory {
 	return &Factory{IO: io, Now: time.Now, Getwd: os.Getwd, Getenv: os.Getenv}
 }
 
-// Project finds the project: --root or ORBIT_ROOT, else the first directory
-// up from the working directory that holds .claude/ or .orbit/.
+// Owner is the ownership check every project passes: the current user's,
+// with the roots --safe-directory and ORBIT_SAFE_DIRECTORY trust.
+func (f *Factory) Owner() project.Owner {
+	return project.CurrentOwner(f.Getenv(project.SafeDirectoryEnv), f.SafeDirs)
+}
+
+// Project finds the project: --root or ORBIT_ROOT, else the nearest
+// directory up from the working directory that holds .orbit/ or a .claude/
+// with orbit's files (project.Find). A project another user controls is
+// refused (Owner).
 func (f *Factory) Project() (project.Project, error) {
 	root := f.RootFlag
 	if root == "" {
@@ -77,6 +88,9 @@ func (f *Factory) Project() (project.Project, error) {
 		}
 	} else if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return project.Project{}, fmt.Errorf("--root %s: not a directory", root)
+	}
+	if err := f.Owner().Check(root); err != nil {
+		return project.Project{}, err
 	}
 	return project.New(root, dbPath)
 }

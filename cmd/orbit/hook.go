@@ -125,7 +125,7 @@ func hookRun(ctx context.Context, opts *hookOptions) {
 		res.Err = err
 		res.Output = hook.Output{SystemMessage: "orbit hook: " + err.Error()}
 		if wd, werr := f.Getwd(); werr == nil {
-			if root, ferr := project.Find(wd); ferr == nil {
+			if root, ferr := project.Find(wd); ferr == nil && f.Owner().Check(root) == nil {
 				res.Project = root
 				res.Log = fmt.Sprintf("%s %s error=%q", f.Now().UTC().Format("2006-01-02T15:04:05Z"), opts.Event, err.Error())
 			}
@@ -135,12 +135,14 @@ func hookRun(ctx context.Context, opts *hookOptions) {
 	if in.HookEventName == "" {
 		in.HookEventName = opts.Event
 	}
+	projectDir := f.Getenv("CLAUDE_PROJECT_DIR")
 	if root := f.RootFlag; root != "" {
-		in.CWD = root
+		in.CWD, projectDir = root, ""
 	}
 	host, _ := os.Hostname()
 	env := hook.Env{
 		Now: f.Now, PID: os.Getppid(), Host: host, Getwd: f.Getwd,
+		ProjectDir: projectDir, Owner: f.Owner(),
 		Open: func(ctx context.Context, p project.Project) (*journal.Index, error) {
 			f.RootFlag = p.Root
 			return f.Synced(ctx)

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/orbit-loop/orbit/project"
 	"github.com/spf13/cobra"
 )
 
@@ -27,8 +28,9 @@ them, rebuilt whenever it is missing or unreadable.`,
 		SilenceUsage:  true,
 		Version:       version(),
 	}
-	cmd.PersistentFlags().StringVar(&f.RootFlag, "root", "", "project root (default: nearest directory up holding .claude/ or .orbit/; env ORBIT_ROOT)")
+	cmd.PersistentFlags().StringVar(&f.RootFlag, "root", "", "project root (default: nearest directory up holding .orbit/ or a .claude/ with orbit's files; env ORBIT_ROOT)")
 	cmd.PersistentFlags().StringVar(&f.DBFlag, "db", "", "index path (default: <root>/.claude/orbit.db; env ORBIT_DB)")
+	cmd.PersistentFlags().StringArrayVar(&f.SafeDirs, "safe-directory", nil, "trust this project root though another user owns it or everyone may write it (repeatable, * for all; env "+project.SafeDirectoryEnv+")")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
 	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.SuggestionsMinimumDistance = 2

@@ -28,3 +28,17 @@ func Require(tb testing.TB, tools ...string) []string {
 	}
 	return paths
 }
+
+// Nobody is the uid tests give files to when they need a file another user
+// owns.
+const Nobody = 65534
+
+// Root skips the test, saying why, unless it runs as root: only root can
+// give a directory to another user (chown), which the test needs to prove
+// orbit refuses a project someone else owns. CI runs it as root.
+func Root(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		skip(tb, "needs root to chown a directory to another user (uid 65534); run the tests as root to include it")
+	}
+}
