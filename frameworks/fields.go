@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -214,7 +215,8 @@ func jsonError(path string, data []byte, err error) error {
 			off--
 		}
 		line, col := loop.Position(data, off)
-		return fmt.Errorf("%s:%d:%d: invalid JSON: %s", path, line, col, se.Error())
+		return journal.Problem{File: path, Line: line, LineEnd: line, Column: col, Severity: journal.SevError, Code: journal.CodeJSON,
+			Message: "invalid JSON: " + se.Error()}
 	case errors.As(err, &te):
 		return fmt.Errorf("%s: want a JSON object, got %s", path, te.Value)
 	default:

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
@@ -39,7 +40,7 @@ func ScanProject(root string, now time.Time) loop.Scan {
 		}
 	}
 	if s.Problems == nil {
-		s.Problems = []loop.Problem{}
+		s.Problems = []journal.Problem{}
 	}
 	order := map[string]int{}
 	for i, f := range loop.Frameworks() {
@@ -54,14 +55,17 @@ func ScanProject(root string, now time.Time) loop.Scan {
 	return s
 }
 
-// problem adds a Problem about the file at path.
+// problem adds the finding about the file at path that err is, or says:
+// the file cannot be read as a loop.
 func problem(s *loop.Scan, root string, path string, err error) {
 	r := loop.Rel(root, path)
-	msg := strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
-	if !strings.HasPrefix(msg, r) {
-		msg = r + ": " + msg
+	var p journal.Problem
+	if !errors.As(err, &p) {
+		msg := strings.ReplaceAll(err.Error(), root+string(filepath.Separator), "")
+		p = journal.Problem{Severity: journal.SevError, Code: journal.CodeUnreadable, Message: strings.TrimPrefix(msg, r+": ")}
 	}
-	s.Problems = append(s.Problems, loop.Problem{Path: r, Err: msg})
+	p.File = r
+	s.Problems = append(s.Problems, p)
 }
 
 // readEach reads the JSON files at paths and maps each with view, on as

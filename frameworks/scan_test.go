@@ -190,7 +190,7 @@ func TestScanEdgeCases(t *testing.T) {
 			}
 			var msgs []string
 			for _, p := range s.Problems {
-				msgs = append(msgs, p.Err)
+				msgs = append(msgs, p.Error())
 			}
 			for _, p := range tt.problems {
 				if !looptest.Contains(msgs, p) {

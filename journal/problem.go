@@ -40,13 +40,21 @@ const (
 	CodeRewritten = "rewritten"
 	CodeGone      = "missing"
 	CodeUnsynced  = "unsynced"
+	// CodeUnreadable: a whole file cannot be read as what it should hold
+	// (a loop's state file, a knowledge registry).
+	CodeUnreadable = "unreadable"
 )
 
-// Problem is one thing wrong with a stretch of a file, located by line.
+// Problem is a finding: one thing wrong with a file or a stretch of it,
+// located by line (Line 0 for the file as a whole). It is orbit's one
+// finding type, for the journals, the knowledge files and the loops' files
+// alike; the HTTP API renders it in its problem details.
 type Problem struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	LineEnd  int      `json:"line_end"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	LineEnd int    `json:"line_end"`
+	// Column, when set, is where on Line the problem is (1-based).
+	Column   int      `json:"column,omitempty"`
 	Severity Severity `json:"severity"`
 	Code     string   `json:"code"`
 	RecordID string   `json:"record_id,omitempty"`
@@ -54,10 +62,16 @@ type Problem struct {
 }
 
 // Error formats the problem as file:line: message (file:line-end for a record
-// spanning several lines).
+// spanning several lines, file:line:column when the column is known, file:
+// message for the file as a whole).
 func (p Problem) Error() string {
 	loc := fmt.Sprintf("%s:%d", p.File, p.Line)
-	if p.LineEnd > p.Line {
+	switch {
+	case p.Line == 0:
+		loc = p.File
+	case p.Column > 0:
+		loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	case p.LineEnd > p.Line:
 		loc = fmt.Sprintf("%s:%d-%d", p.File, p.Line, p.LineEnd)
 	}
 	if p.Severity == SevWarning {

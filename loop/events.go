@@ -122,14 +122,10 @@ func (h *History) append(a *journal.Appender, evs []Event) error {
 // differing line, what the index held from there saved to a recovery file,
 // and the journal indexed again from the start). A line that is not an
 // event is reported (file:line) and left in the file.
-func (h *History) Sync(ctx context.Context) ([]Problem, error) {
+func (h *History) Sync(ctx context.Context) ([]journal.Problem, error) {
 	ix := &journal.Index{Store: h.Store, Project: project.Project{Root: h.Root}, Files: []journal.FileSpec{followed}, Now: time.Now}
 	rep, err := ix.Sync(ctx, journal.SyncOptions{})
-	var probs []Problem
-	for _, p := range slices.Concat(rep.Rewritten, rep.Problems, rep.Torn) {
-		probs = append(probs, Problem{Path: EventsFile, Err: p.Error()})
-	}
-	return probs, err
+	return slices.Concat(rep.Rewritten, rep.Problems, rep.Torn), err
 }
 
 // followed is the loop events journal as the journal's follower reads it.
@@ -223,7 +219,7 @@ func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
 // status is derived (a torn-down Cavekit loop) takes the status of a stop
 // orbit recorded for it. Views are updated in place; the events recorded
 // are returned. Journal problems are returned, not failed on.
-func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]Event, []Problem, error) {
+func (h *History) Observe(ctx context.Context, views []View, now time.Time) ([]Event, []journal.Problem, error) {
 	a, err := journal.OpenAppender(h.Root, EventsFile)
 	if err != nil {
 		return nil, nil, err

@@ -109,7 +109,7 @@ func TestSyncJournalDrift(t *testing.T) {
 	}
 	var msgs []string
 	for _, p := range probs {
-		msgs = append(msgs, p.Err)
+		msgs = append(msgs, p.Error())
 	}
 	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], ".claude/orbit-loop-events.jsonl:2: invalid loop event") ||
 		!strings.HasPrefix(msgs[1], ".claude/orbit-loop-events.jsonl:3: invalid loop event: framework, loop and event are required") {
@@ -179,7 +179,7 @@ func TestSyncJournalPastEdited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(probs) != 1 || !strings.HasPrefix(probs[0].Err, ".claude/orbit-loop-events.jsonl:2: append-only promise broken") {
+	if len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), ".claude/orbit-loop-events.jsonl:2: append-only promise broken") {
 		t.Errorf("problems after the same-length edit %v; want line 2 named", probs)
 	}
 	if got := looptest.KindsOf(t, h, "ccw", "b"); !slices.Equal(got, []string{"stop:stopped"}) {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // Detail is one named fact shown by `orbit loop show`.
@@ -125,19 +127,13 @@ func floatText(p *float64) string {
 	return strconv.FormatFloat(*p, 'f', -1, 64)
 }
 
-// Problem is a file orbit could not read as a loop, or a record that breaks
-// its framework's contract (a Citadel status outside the vocabulary).
-type Problem struct {
-	Path string `json:"path"`
-	Err  string `json:"error"`
-}
-
-func (p Problem) Error() string { return p.Err }
-
-// Scan is every loop found in a project.
+// Scan is every loop found in a project. Its problems are the files orbit
+// could not read as loops, the records that break their framework's
+// contract (a Citadel status outside the vocabulary), and the loop events
+// journal's findings.
 type Scan struct {
-	Loops    []View    `json:"loops"`
-	Problems []Problem `json:"problems"`
+	Loops    []View            `json:"loops"`
+	Problems []journal.Problem `json:"problems"`
 }
 
 // Find returns the loop named id: exactly, as framework:id, or as the only

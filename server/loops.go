@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orbit-loop/orbit/frameworks"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/knowledge"
 	"github.com/orbit-loop/orbit/loop"
 )
@@ -20,7 +21,7 @@ func (s *Server) scanLoops(ctx context.Context) (*loop.History, loop.Scan, error
 	defer s.mu.Unlock()
 	sc, err := frameworks.Scan(ctx, h, s.cfg.Now())
 	for _, p := range sc.Problems {
-		s.logf("loops: %s", p.Err)
+		s.logf("loops: %s", p.Error())
 	}
 	return h, sc, err
 }
@@ -62,7 +63,7 @@ func (s *Server) handleLoop(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := sc.Resolve(r.PathValue("id"), "")
 	if err != nil {
-		loopProblem(w, r, err)
+		s.loopProblem(w, r, err)
 		return
 	}
 	if v.History, err = h.Of(r.Context(), v.Framework, v.ID); err != nil {
@@ -121,7 +122,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := sc.Resolve(r.PathValue("id"), action)
 	if err != nil {
-		loopProblem(w, r, err)
+		s.loopProblem(w, r, err)
 		return
 	}
 	c := &frameworks.Control{Index: s.ix, Now: s.cfg.Now}
@@ -129,7 +130,7 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 	e, err := c.Apply(r.Context(), v, action, req.Status, req.Reason)
 	s.mu.Unlock()
 	if err != nil {
-		loopProblem(w, r, err)
+		s.loopProblem(w, r, err)
 		return
 	}
 	s.logf("loops: %s %s: %s -> %s (%s)", v.Framework, v.ID, v.Status, e.Status, action)
@@ -138,10 +139,12 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 }
 
 // loopProblem maps the loop package's errors to statuses: an id naming no
-// loop is 404, several 409, a control that does not apply 409.
-func loopProblem(w http.ResponseWriter, r *http.Request, err error) {
+// loop is 404, several 409, a control that does not apply 409; a loop's file
+// that cannot be read is its finding.
+func (s *Server) loopProblem(w http.ResponseWriter, r *http.Request, err error) {
 	var nl *loop.NoLoopError
 	var ae *loop.AmbiguousError
+	var f journal.Problem
 	switch {
 	case errors.As(err, &nl):
 		problem(w, r, http.StatusNotFound, "no such loop", err.Error())
@@ -149,6 +152,8 @@ func loopProblem(w http.ResponseWriter, r *http.Request, err error) {
 		problem(w, r, http.StatusConflict, "the id names several loops", err.Error())
 	case errors.Is(err, frameworks.ErrAlreadyStopped), errors.Is(err, frameworks.ErrNoControl), errors.Is(err, frameworks.ErrWrongState):
 		problem(w, r, http.StatusConflict, "the loop cannot do that now", err.Error())
+	case errors.As(err, &f):
+		errorProblem(w, r, s.proj.Root, http.StatusConflict, "the loop's file cannot be read as a loop", err)
 	default:
 		problem(w, r, http.StatusInternalServerError, "the loop could not be changed", err.Error())
 	}

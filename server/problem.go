@@ -2,27 +2,54 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"path/filepath"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/report"
 )
 
-// Problem is an RFC 9457 problem detail: every error the API returns.
+// Problem is the HTTP rendering of an error: an RFC 9457 problem detail,
+// as every error the API returns is written. It is not a finding type of
+// its own: when a finding is behind the error (a file that cannot be read
+// as a loop, a line rejected: journal.Problem, orbit's one finding type),
+// it is rendered in Finding as the CLI's --json shows it.
 type Problem struct {
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	Status   int    `json:"status"`
-	Detail   string `json:"detail,omitempty"`
-	Instance string `json:"instance,omitempty"`
+	Type     string           `json:"type"`
+	Title    string           `json:"title"`
+	Status   int              `json:"status"`
+	Detail   string           `json:"detail,omitempty"`
+	Instance string           `json:"instance,omitempty"`
+	Finding  *journal.Problem `json:"finding,omitempty"`
 }
 
 func problem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	writeProblem(w, Problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Instance: r.URL.Path})
+}
+
+// errorProblem writes err as a problem detail, with the finding behind it,
+// if any, named by its path in the project (root).
+func errorProblem(w http.ResponseWriter, r *http.Request, root string, status int, title string, err error) {
+	p := Problem{Type: "about:blank", Title: title, Status: status, Detail: err.Error(), Instance: r.URL.Path}
+	var f journal.Problem
+	if errors.As(err, &f) {
+		if rel, err := filepath.Rel(root, f.File); err == nil && filepath.IsAbs(f.File) && filepath.IsLocal(rel) {
+			f.File = filepath.ToSlash(rel)
+		}
+		p.Finding = &f
+		p.Detail = f.Error()
+	}
+	writeProblem(w, p)
+}
+
+func writeProblem(w http.ResponseWriter, p Problem) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
+	w.WriteHeader(p.Status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(Problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Instance: r.URL.Path})
+	enc.Encode(p)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -65,7 +65,7 @@ func scanLoops(ctx context.Context, f *Factory) (*loop.History, loop.Scan, error
 		return nil, s, err
 	}
 	for _, p := range s.Problems {
-		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", p.Err)
+		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", p.Error())
 	}
 	return h, s, nil
 }
