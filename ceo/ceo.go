@@ -400,6 +400,10 @@ func SyncState(ctx context.Context, ix *journal.Index) error {
 	return journal.WriteFileAtomic(ix.Project.Root, path, after, 0o644)
 }
 
+// DefaultPrecedents is how many similar past decisions come with a
+// decision made.
+const DefaultPrecedents = 3
+
 // Similar sets res.Precedents to the k past decisions most like the one
 // made (not itself): seed 000's REASON phase, attached to every decision.
 func Similar(ctx context.Context, ix *journal.Index, res *Result, k int) error {
@@ -416,4 +420,18 @@ func Similar(ctx context.Context, ix *journal.Index, res *Result, k int) error {
 	}
 	res.Precedents = append(res.Precedents, found...)
 	return nil
+}
+
+// ParseRetroRef reads a verdict on an earlier decision written ID=OUTCOME
+// (the --retro flag, the MCP decide tool's retro argument).
+func ParseRetroRef(s string) (*RetroRef, error) {
+	id, out, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(id) == "" {
+		return nil, inputErrorf("--retro %q: want ID=CORRECT or ID=INCORRECT", s)
+	}
+	outcome, err := ParseOutcome(out)
+	if err != nil {
+		return nil, inputErrorf("--retro %q: %v", s, err)
+	}
+	return &RetroRef{ID: id, Outcome: outcome}, nil
 }

@@ -192,7 +192,9 @@ func removeFromQueue(ctx context.Context, ix *journal.Index, items []queue.Reque
 }
 
 // DecideRequest decides one queued request (the deep focus, typically) with
-// the agent's verdict, then takes it out of the queue.
+// the agent's verdict, then takes it out of the queue. What the request
+// says (title, category, impact, reversibility, requestor, context) comes
+// from the queue: a verdict that gives it too is refused.
 func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, verdict Input, opts Options) (Result, error) {
 	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
@@ -201,6 +203,17 @@ func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, ver
 	r, ok := q.Find(requestID)
 	if !ok {
 		return Result{}, inputErrorf("--request %s: no such item in %s", requestID, project.PendingFile)
+	}
+	for _, f := range []struct{ flag, v string }{
+		{"--title", verdict.Title}, {"--category", verdict.Category}, {"--impact", verdict.Impact},
+		{"--requestor", verdict.Requestor}, {"--context", verdict.Context},
+	} {
+		if f.v != "" {
+			return Result{}, inputErrorf("%s comes from the queued request with --request", f.flag)
+		}
+	}
+	if verdict.Reversible != nil {
+		return Result{}, inputErrorf("--reversible comes from the queued request with --request")
 	}
 	in := FromRequest(r)
 	in.Decision, in.Reason, in.NextAction = verdict.Decision, verdict.Reason, verdict.NextAction

@@ -44,6 +44,33 @@ type Pending struct {
 	NextDepth string `json:"next_depth"`
 }
 
+// QueueItem is a pending request as the queue's view lists it.
+type QueueItem struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Category string `json:"category"`
+	Impact   string `json:"impact"`
+	Depth    string `json:"depth"`
+}
+
+// QueueView is the pending queue as GET /api/v1/queue and the MCP queue
+// tool show it: the loop, each request with its depth, and the next depth
+// target.
+type QueueView struct {
+	Loop      LoopInfo    `json:"loop"`
+	Pending   []QueueItem `json:"pending"`
+	NextDepth string      `json:"next_depth"`
+}
+
+// View is the queue's view of p.
+func (p Pending) View() QueueView {
+	v := QueueView{Loop: p.Loop, Pending: []QueueItem{}, NextDepth: p.NextDepth}
+	for _, q := range p.Requests {
+		v.Pending = append(v.Pending, QueueItem{ID: q.ID, Title: q.Title, Category: q.Category, Impact: q.Impact, Depth: DepthOf(q)})
+	}
+	return v
+}
+
 // ReadPending reads the state file, the queue and the trust level: what
 // the queue's view needs and no more (no scan of the journal).
 func ReadPending(ctx context.Context, ix *journal.Index) (Pending, error) {

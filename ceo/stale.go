@@ -12,6 +12,10 @@ import (
 // more than 2 iterations after it was made is stale.
 const DefaultStaleIterations = 2
 
+// DefaultStaleLimit is how many stale decisions a listing shows unless
+// told otherwise.
+const DefaultStaleLimit = 50
+
 // StaleOptions say what stale means.
 type StaleOptions struct {
 	// Iterations: stale when made more than this many iterations before
@@ -23,6 +27,19 @@ type StaleOptions struct {
 	// Cap (0: 10,000; the count is a scan on a large journal).
 	Limit int
 	Cap   int64
+}
+
+// Check refuses options that mean nothing: a negative count.
+func (o StaleOptions) Check() error {
+	switch {
+	case o.Iterations < 0:
+		return inputErrorf("--iterations %d: must be 0 or more", o.Iterations)
+	case o.OlderThan < 0:
+		return inputErrorf("--older-than %s: must be positive", o.OlderThan)
+	case o.Limit < 0:
+		return inputErrorf("--limit %d: must be 0 (all) or more", o.Limit)
+	}
+	return nil
 }
 
 // StaleDecision is a decision still without an outcome.

@@ -86,9 +86,7 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 	}
 	secs = append(secs, qs)
 
-	acc := trust.NewWindow(h.Correct, h.Incorrect)
-	secs = append(secs, section{priority: 8, lines: []string{fmt.Sprintf("Accuracy: %s | last 20: %s | last 10: %s | trust level: %s",
-		win(acc), win(h.Last20), win(h.Last10), h.Level)}, keep: 1})
+	secs = append(secs, section{priority: 8, lines: []string{h.Summary()}, keep: 1})
 	secs = append(secs, g.section())
 
 	events, err := ix.Store.EventsSince(ctx, sinceNS, 50)
@@ -224,13 +222,6 @@ func fitSections(secs []section, fits func(string) bool) string {
 		}
 		secs[best].lines = secs[best].lines[:len(secs[best].lines)-1]
 	}
-}
-
-func win(w trust.Window) string {
-	if w.N == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
 }
 
 func rank(depth string) int {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,21 @@ type MatchOptions struct {
 	// Record appends the regex matches to the knowledge journal, so that
 	// they count as occurrences.
 	Record bool
+}
+
+// MaxK bounds how many solutions one match returns.
+const MaxK = 100
+
+// CheckMatch refuses a lookup that cannot mean anything: an empty error
+// text, K outside 1..MaxK (0 takes the default).
+func CheckMatch(text string, opts MatchOptions) error {
+	if opts.K < 0 || opts.K > MaxK {
+		return fmt.Errorf("-k %d: must be between 1 and %d", opts.K, MaxK)
+	}
+	if strings.TrimSpace(text) == "" {
+		return errors.New("the error text is empty")
+	}
+	return nil
 }
 
 // Match is a known solution for an error text.

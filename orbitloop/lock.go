@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
@@ -151,4 +152,25 @@ func writeLock(root string, l *Lock) error {
 		return err
 	}
 	return journal.WriteFileAtomic(root, LockFile, append(data, '\n'), 0o644)
+}
+
+// Status is the ORBIT loop as `orbit loop status --json` shows it: what
+// its state file says, and who holds its lock (nil: nobody).
+type Status struct {
+	ceo.LoopInfo
+	Lock *Lock `json:"lock"`
+	// LockErr is a lock file that cannot be read: reported, the state
+	// still shown.
+	LockErr error `json:"-"`
+}
+
+// ReadStatus reads the ORBIT loop's state and lock in the project at root.
+func ReadStatus(root string) (Status, error) {
+	var s Status
+	var err error
+	if s.LoopInfo, _, err = ceo.ReadLoopState(root, project.StateFile); err != nil {
+		return s, err
+	}
+	s.Lock, s.LockErr = ReadLock(root)
+	return s, nil
 }

@@ -65,6 +65,21 @@ type Options struct {
 	Skip string
 }
 
+// MaxK bounds how many hits one search returns.
+const MaxK = 100
+
+// Check refuses options a caller cannot mean: K outside 1..MaxK (0 takes
+// the default), a category that does not exist.
+func (o Options) Check() error {
+	if o.K < 0 || o.K > MaxK {
+		return fmt.Errorf("-k %d: must be between 1 and %d", o.K, MaxK)
+	}
+	if o.Category != "" && !slices.Contains(journal.Categories, o.Category) {
+		return fmt.Errorf("--category %q is not allowed (allowed: %s)", o.Category, strings.Join(journal.Categories, ", "))
+	}
+	return nil
+}
+
 func (o *Options) defaults() {
 	if o.K <= 0 {
 		o.K = 3

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
 )
 
@@ -171,4 +172,67 @@ func SessionSummary(w io.Writer, p ceo.Progress) {
 	fmt.Fprintf(w, "Queue status: %s\n", queue)
 	fmt.Fprintf(w, "Stale decisions (PENDING > %d iterations): %d\n", ceo.DefaultStaleIterations, p.Stale)
 	fmt.Fprintf(w, "\nNext session: Re-run /forge:ceo-loop when decisions accumulate.\n")
+}
+
+// Decided prints a decision made and the past decisions most like it.
+func Decided(w io.Writer, d ceo.Result) {
+	DecisionBlock(w, d)
+	if len(d.Precedents) > 0 {
+		fmt.Fprintln(w, "Precedents (most similar past decisions; AVOID = proved INCORRECT):")
+		for _, h := range d.Precedents {
+			fmt.Fprintf(w, "  %s\n", h.Describe())
+		}
+	}
+}
+
+// Retro prints an outcome recorded (or, in a dry run, that would be) and
+// the trust it leaves.
+func Retro(w io.Writer, res ceo.RetroResult, dryRun bool) {
+	verb := "recorded"
+	if dryRun {
+		verb = "would record"
+	}
+	h := res.Trust
+	fmt.Fprintf(w, "%s: %s %s (was %s)\n", res.DecisionID, verb, res.Outcome, res.Previous)
+	fmt.Fprintln(w, h.Summary())
+	if h.Alert {
+		fmt.Fprintln(w, h.AlertText())
+	}
+}
+
+// QueueResult prints what processing the queue did: the trivial items
+// decided in one batch, and the deep focus left for the agent.
+func QueueResult(w io.Writer, res ceo.QueueResult) {
+	if len(res.Decided) == 0 && res.Focus == nil && len(res.AlreadyDecided) == 0 {
+		fmt.Fprintf(w, "The queue (%s) is empty: nothing to decide. With nothing found by a proactive scan either, stop the loop.\n", project.PendingFile)
+		return
+	}
+	if len(res.AlreadyDecided) > 0 {
+		fmt.Fprintf(w, "Already in the journal, taken out of the queue: %s\n\n", strings.Join(res.AlreadyDecided, ", "))
+	}
+	if len(res.Decided) > 0 {
+		fmt.Fprintf(w, "Decided in one batch (%d trivial, trust %s):\n\n", len(res.Decided), res.Level)
+		for _, r := range res.Decided {
+			DecisionBlock(w, r)
+			fmt.Fprintln(w)
+		}
+	}
+	if res.Focus == nil {
+		fmt.Fprintln(w, "Queue: empty.")
+		return
+	}
+	r := res.Focus.Request
+	fmt.Fprintf(w, "Deep focus (%s, %s): %s\n", res.Focus.Depth, res.Focus.Tier, r.Title)
+	if r.Description != "" {
+		fmt.Fprintf(w, "  %s\n", r.Description)
+	}
+	if r.Context != "" {
+		fmt.Fprintf(w, "  Context: %s\n", r.Context)
+	}
+	id := r.ID
+	if id == "" {
+		id = "<id>"
+	}
+	fmt.Fprintf(w, "Decide it with: orbit decide --request %s --decision APPROVED|NEEDS_REVIEW|REJECTED --reason \"...\"\n", id)
+	fmt.Fprintf(w, "Queue: %d remaining (the deep focus among them).\n", res.Remaining)
 }

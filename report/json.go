@@ -33,17 +33,34 @@ func JSON(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// JSONFields is JSON(v) keeping only fields of the object (or of each
+// object of an array) when fields is not empty, in that order: compact,
+// as an MCP tool result carries it.
+func JSONFields(v any, fields []string) ([]byte, error) {
+	data, err := JSON(v)
+	if err != nil || len(fields) == 0 {
+		return data, err
+	}
+	return selectFields(data, fields)
+}
+
+// CheckFields refuses a field name that is not one of allowed (the fields
+// of what is printed, Fields), naming those that are.
+func CheckFields(fields, allowed []string) error {
+	for _, name := range fields {
+		if !slices.Contains(allowed, name) {
+			return fmt.Errorf("unknown JSON field %q (available: %s)", name, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
 // WriteJSON prints v as indented JSON, keeping only fields of the object (or
 // of each object of an array) when fields is not empty, in that order.
 func WriteJSON(w io.Writer, v any, fields []string) error {
-	data, err := JSON(v)
+	data, err := JSONFields(v, fields)
 	if err != nil {
 		return err
-	}
-	if len(fields) > 0 {
-		if data, err = selectFields(data, fields); err != nil {
-			return err
-		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, data, "", "  "); err != nil {

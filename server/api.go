@@ -445,20 +445,5 @@ func (s *Server) handleQueue(w http.ResponseWriter, r *http.Request) {
 		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
 		return
 	}
-	type item struct {
-		ID       string `json:"id"`
-		Title    string `json:"title"`
-		Category string `json:"category"`
-		Impact   string `json:"impact"`
-		Depth    string `json:"depth"`
-	}
-	items := []item{}
-	for _, q := range p.Requests {
-		items = append(items, item{ID: q.ID, Title: q.Title, Category: q.Category, Impact: q.Impact, Depth: ceo.DepthOf(q)})
-	}
-	writeJSON(w, http.StatusOK, struct {
-		Loop      ceo.LoopInfo `json:"loop"`
-		Pending   []item       `json:"pending"`
-		NextDepth string       `json:"next_depth"`
-	}{p.Loop, items, p.NextDepth})
+	writeJSON(w, http.StatusOK, p.View())
 }

@@ -96,6 +96,20 @@ type Headline struct {
 // UnknownFields: with nothing scored, the accuracy is unknown.
 func (h Headline) UnknownFields() []string { return unknownIf(h.Scored() == 0, "accuracy") }
 
+// String is "correct/n = accuracy%", or "n/a" for an empty window.
+func (w Window) String() string {
+	if w.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
+}
+
+// Summary is the headline in one line: the accuracy over every scored
+// decision, the last 20 and the last 10, and the trust level.
+func (h Headline) Summary() string {
+	return fmt.Sprintf("Accuracy: %s | last 20: %s | last 10: %s | trust level: %s", NewWindow(h.Correct, h.Incorrect), h.Last20, h.Last10, h.Level)
+}
+
 // Scored returns correct + incorrect.
 func (h Headline) Scored() int { return h.Correct + h.Incorrect }
 

@@ -3,9 +3,11 @@ package trust
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // Filter narrows a report.
@@ -16,6 +18,18 @@ type Filter struct {
 	Category string
 	// Window keeps the last Window scored decisions (0: all).
 	Window int
+}
+
+// Check refuses a filter that cannot mean anything: a category that does
+// not exist, a negative window.
+func (f Filter) Check() error {
+	if f.Category != "" && !slices.Contains(journal.Categories, f.Category) {
+		return fmt.Errorf("--category %q is not allowed (allowed: %s)", f.Category, strings.Join(journal.Categories, ", "))
+	}
+	if f.Window < 0 {
+		return fmt.Errorf("--window %d: must be 0 (all) or more", f.Window)
+	}
+	return nil
 }
 
 // IsZero reports whether the filter keeps everything.

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/report"
 )
@@ -87,7 +85,7 @@ queued item with your verdict and takes it out of the queue.`,
 	fl.BoolVar(&opts.Queue, "queue", false, "process .claude/ceo-decisions-pending.json: batch the trivial items, name the deep focus")
 	fl.StringVar(&opts.Request, "request", "", "decide the queued request with this id and take it out of the queue")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "classify and print, write nothing")
-	fl.IntVar(&opts.Precedents, "precedents", 3, "attach this many similar past decisions (0: none, the fastest hook path)")
+	fl.IntVar(&opts.Precedents, "precedents", ceo.DefaultPrecedents, "attach this many similar past decisions (0: none, the fastest hook path)")
 	addJSONFlag(cmd, &opts.JSON, ceo.Result{}, ceo.QueueResult{})
 	return cmd
 }
@@ -133,15 +131,11 @@ func (o *decideOptions) complete() error {
 		o.In.Iteration = &it
 	}
 	if o.Retro != "" {
-		id, out, ok := strings.Cut(o.Retro, "=")
-		if !ok || id == "" {
-			return flagErrorf("--retro %q: want ID=CORRECT or ID=INCORRECT", o.Retro)
-		}
-		outcome, err := ceo.ParseOutcome(out)
+		ref, err := ceo.ParseRetroRef(o.Retro)
 		if err != nil {
-			return flagErrorf("--retro %q: %v", o.Retro, err)
+			return &flagError{err: err}
 		}
-		o.In.Retro = &ceo.RetroRef{ID: id, Outcome: outcome}
+		o.In.Retro = ref
 	}
 	return nil
 }
@@ -168,7 +162,7 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 		if opts.JSON.on {
 			return opts.JSON.write(f.IO.Out, res)
 		}
-		printQueueResult(f.IO.Out, res)
+		report.QueueResult(f.IO.Out, res)
 		return nil
 	}
 	var res ceo.Result
@@ -202,13 +196,7 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, res)
 	}
-	report.DecisionBlock(f.IO.Out, res)
-	if len(res.Precedents) > 0 {
-		fmt.Fprintln(f.IO.Out, "Precedents (most similar past decisions; AVOID = proved INCORRECT):")
-		for _, h := range res.Precedents {
-			fmt.Fprintf(f.IO.Out, "  %s\n", h.Describe())
-		}
-	}
+	report.Decided(f.IO.Out, res)
 	return nil
 }
 
@@ -228,39 +216,4 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func printQueueResult(w io.Writer, res ceo.QueueResult) {
-	if len(res.Decided) == 0 && res.Focus == nil && len(res.AlreadyDecided) == 0 {
-		fmt.Fprintf(w, "The queue (%s) is empty: nothing to decide. With nothing found by a proactive scan either, stop the loop.\n", project.PendingFile)
-		return
-	}
-	if len(res.AlreadyDecided) > 0 {
-		fmt.Fprintf(w, "Already in the journal, taken out of the queue: %s\n\n", strings.Join(res.AlreadyDecided, ", "))
-	}
-	if len(res.Decided) > 0 {
-		fmt.Fprintf(w, "Decided in one batch (%d trivial, trust %s):\n\n", len(res.Decided), res.Level)
-		for _, r := range res.Decided {
-			report.DecisionBlock(w, r)
-			fmt.Fprintln(w)
-		}
-	}
-	if res.Focus == nil {
-		fmt.Fprintln(w, "Queue: empty.")
-		return
-	}
-	r := res.Focus.Request
-	fmt.Fprintf(w, "Deep focus (%s, %s): %s\n", res.Focus.Depth, res.Focus.Tier, r.Title)
-	if r.Description != "" {
-		fmt.Fprintf(w, "  %s\n", r.Description)
-	}
-	if r.Context != "" {
-		fmt.Fprintf(w, "  Context: %s\n", r.Context)
-	}
-	id := r.ID
-	if id == "" {
-		id = "<id>"
-	}
-	fmt.Fprintf(w, "Decide it with: orbit decide --request %s --decision APPROVED|NEEDS_REVIEW|REJECTED --reason \"...\"\n", id)
-	fmt.Fprintf(w, "Queue: %d remaining (the deep focus among them).\n", res.Remaining)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"slices"
@@ -33,13 +32,9 @@ func (j *jsonFlag) Set(v string) error {
 		return nil
 	}
 	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if !slices.Contains(j.allowed, name) {
-			return fmt.Errorf("unknown JSON field %q (available: %s)", name, strings.Join(j.allowed, ", "))
-		}
-		j.fields = append(j.fields, name)
+		j.fields = append(j.fields, strings.TrimSpace(name))
 	}
-	return nil
+	return report.CheckFields(j.fields, j.allowed)
 }
 
 // addJSONFlag registers --json on cmd. printed are (zero) values of what the

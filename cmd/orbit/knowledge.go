@@ -377,8 +377,8 @@ errors.json); --no-record looks without counting.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.K < 1 || opts.K > 100 {
-				return flagErrorf("-k %d: must be between 1 and 100", opts.K)
+			if opts.K < 1 || opts.K > knowledge.MaxK {
+				return flagErrorf("-k %d: must be between 1 and %d", opts.K, knowledge.MaxK)
 			}
 			if len(args) == 0 || args[0] == "-" {
 				if len(args) == 0 && f.IO.InTTY {
@@ -410,8 +410,8 @@ func knowledgeMatchRun(ctx context.Context, opts *knowledgeMatchOptions) error {
 		}
 		text = string(data)
 	}
-	if strings.TrimSpace(text) == "" {
-		return flagErrorf("the error text is empty")
+	if err := knowledge.CheckMatch(text, knowledge.MatchOptions{K: opts.K}); err != nil {
+		return &flagError{err: err}
 	}
 	k, err := knowledgeSynced(ctx, f)
 	if err != nil {

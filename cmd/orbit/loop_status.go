@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -31,15 +30,8 @@ func newCmdLoopStatus(f *Factory, runF func(*loopStatusOptions) error) *cobra.Co
 			return loopStatusRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, loopStatus{})
+	addJSONFlag(cmd, &opts.JSON, orbitloop.Status{})
 	return cmd
-}
-
-// loopStatus is what `orbit loop status --json` prints: the state file's
-// fields and the session lock beside them.
-type loopStatus struct {
-	ceo.LoopInfo
-	Lock *orbitloop.Lock `json:"lock"`
 }
 
 func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
@@ -48,13 +40,13 @@ func loopStatusRun(ctx context.Context, opts *loopStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	o, _, err := ceo.ReadLoopState(p.Root, project.StateFile)
+	status, err := orbitloop.ReadStatus(p.Root)
 	if err != nil {
 		return err
 	}
-	lk, lerr := orbitloop.ReadLock(p.Root)
+	o, lk, lerr := status.LoopInfo, status.Lock, status.LockErr
 	if opts.JSON.on {
-		return opts.JSON.write(f.IO.Out, loopStatus{o, lk})
+		return opts.JSON.write(f.IO.Out, status)
 	}
 	out := f.IO.Out
 	if !o.HasState {

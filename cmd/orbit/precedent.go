@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/report"
 )
@@ -48,14 +47,14 @@ stdin.`,
 		Args: exactArgs(1, "a QUERY (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]
-			if opts.K < 1 || opts.K > 100 {
-				return flagErrorf("-k %d: must be between 1 and 100", opts.K)
+			if opts.K < 1 {
+				return flagErrorf("-k %d: must be between 1 and %d", opts.K, precedent.MaxK)
 			}
 			if opts.IncludeIncorrect && opts.ExcludeIncorrect {
 				return flagErrorf("--include-incorrect and --exclude-incorrect cannot both be given")
 			}
-			if err := oneOf("category", opts.Category, journal.Categories); err != nil {
-				return err
+			if err := (precedent.Options{K: opts.K, Category: opts.Category}).Check(); err != nil {
+				return &flagError{err: err}
 			}
 			if runF != nil {
 				return runF(opts)

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/trust"
+	"github.com/orbit-loop/orbit/report"
 )
 
 type retroOptions struct {
@@ -64,23 +63,6 @@ func retroRun(ctx context.Context, opts *retroOptions) error {
 	if opts.JSON.on {
 		return opts.JSON.write(f.IO.Out, res)
 	}
-	verb := "recorded"
-	if opts.DryRun {
-		verb = "would record"
-	}
-	h := res.Trust
-	fmt.Fprintf(f.IO.Out, "%s: %s %s (was %s)\n", res.DecisionID, verb, res.Outcome, res.Previous)
-	fmt.Fprintf(f.IO.Out, "accuracy %s, last 20 %s, last 10 %s, trust %s\n",
-		windowText(trust.NewWindow(h.Correct, h.Incorrect)), windowText(h.Last20), windowText(h.Last10), h.Level)
-	if h.Alert {
-		fmt.Fprintln(f.IO.Out, h.AlertText())
-	}
+	report.Retro(f.IO.Out, res, opts.DryRun)
 	return nil
-}
-
-func windowText(w trust.Window) string {
-	if w.N == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
 }

@@ -40,14 +40,8 @@ CI can gate on it.`,
   orbit stale --json=id,age_iterations`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Iterations < 0 {
-				return flagErrorf("--iterations %d: must be 0 or more", opts.Iterations)
-			}
-			if opts.OlderThan < 0 {
-				return flagErrorf("--older-than %s: must be positive", opts.OlderThan)
-			}
-			if opts.Limit < 0 {
-				return flagErrorf("--limit %d: must be 0 (all) or more", opts.Limit)
+			if err := (ceo.StaleOptions{Iterations: opts.Iterations, OlderThan: opts.OlderThan, Limit: opts.Limit}).Check(); err != nil {
+				return &flagError{err: err}
 			}
 			if runF != nil {
 				return runF(opts)
@@ -57,7 +51,7 @@ CI can gate on it.`,
 	}
 	cmd.Flags().Int64Var(&opts.Iterations, "iterations", ceo.DefaultStaleIterations, "stale when still PENDING more than this many iterations later")
 	cmd.Flags().DurationVar(&opts.OlderThan, "older-than", 0, "stale when older than this (e.g. 24h); replaces --iterations")
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "list at most this many, oldest first (0: all)")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", ceo.DefaultStaleLimit, "list at most this many, oldest first (0: all)")
 	cmd.Flags().BoolVar(&opts.Fail, "fail", false, "exit 3 when any decision is stale")
 	addJSONFlag(cmd, &opts.JSON, []ceo.StaleDecision{})
 	return cmd
