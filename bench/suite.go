@@ -31,6 +31,7 @@ var Suites = []Suite{
 	{Name: "knowledge", Title: "Knowledge match: a 10,000-entry error registry", Run: runKnowledge},
 	{Name: "hookstop", Title: "The Stop hook: orbit hook stop against ceo-loop-stop.sh", Run: runHookStop},
 	{Name: "loops", Title: "Loops of every framework: orbit loop list over 1,000 records", Run: runLoops},
+	{Name: "mcp", Title: "The agent's interface: orbit mcp and orbit prime", Run: runMCP},
 }
 
 // Section runs s and renders its section: title, body, when it was measured

@@ -155,6 +155,29 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 		}
 	}
 
+	// orbit's MCP server, when registered.
+	data, err = ReadSettings(p.Root, MCPFile)
+	name, command, jerr := RegisteredMCP(data)
+	switch {
+	case err != nil:
+		add(Problem, MCPFile, err.Error(), "")
+	case jerr != nil:
+		add(Problem, MCPFile, "not valid JSON: "+jerr.Error(), "fix the JSON; `orbit init --claude --mcp` keeps the rest of the file")
+	case name == "":
+		add(OK, MCPFile, "orbit's MCP server is not registered: agents record with the CLI, or a JSON line without Bash", "")
+		if _, _, warns, err := InstallMCP(p.Path(MCPFile), data, "orbit"); err == nil {
+			for _, w := range warns {
+				add(Warning, MCPFile, w, "register orbit's server under another name: {\"command\": \"orbit\", \"args\": [\"mcp\"]}")
+			}
+		}
+	default:
+		if bin := strings.Fields(command)[0]; !binaryExists(bin) {
+			add(Problem, MCPFile, fmt.Sprintf("MCP server %q runs %q, which does not exist", name, bin), "install orbit on PATH, or `orbit init --claude --mcp` from the orbit you use")
+		} else {
+			add(OK, MCPFile, fmt.Sprintf("MCP server %q: %s", name, command), "")
+		}
+	}
+
 	// The hook's last error.
 	if line := lastError(p.Root); line != "" {
 		add(Warning, project.HookLogFile, "last error: "+line, "see the log; the hook reports every failure there")

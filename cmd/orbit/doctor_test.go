@@ -77,6 +77,7 @@ func TestDoctorHealthy(t *testing.T) {
 		"ok\t.claude/settings.json\tStop hook: " + bin + " hook stop\t",
 		"ok\t.claude/settings.json\tSubagentStop hook: " + bin + " hook subagent-stop\t",
 		"ok\t.claude/settings.json\tSessionStart hook: " + bin + " hook session-start\t",
+		"ok\t.mcp.json\torbit's MCP server is not registered: agents record with the CLI, or a JSON line without Bash\t",
 	}
 	got := lines(res.stdout)
 	if len(got) != len(want)+1 || !strings.HasPrefix(got[0], "ok\t.claude/ceo-loop-decisions.jsonl\t") {
@@ -98,7 +99,7 @@ func TestDoctorFindings(t *testing.T) {
 		name     string
 		setup    func(p *testProject)
 		wantCode int
-		want     []doctorCheck // Fix "" means any non-empty fix
+		want     []doctorCheck // Fix "" means any non-empty fix (none for an ok)
 	}{
 		{
 			name:     "state past its cap",
@@ -202,6 +203,39 @@ func TestDoctorFindings(t *testing.T) {
 			want:     []doctorCheck{{Level: "warning", Subject: hookLogRel, Finding: `last error: 2026-03-09T11:00:00Z Stop session=s1 stop_hook_active=false error="boom"`}},
 		},
 		{
+			name: "MCP server registered",
+			setup: func(p *testProject) {
+				p.write(hook.MCPFile, `{"mcpServers":{"gov":{"command":"`+fakeOrbit(p.tb)+`","args":["mcp"]}}}`)
+			},
+			wantCode: exitOK,
+			want:     []doctorCheck{{Level: "ok", Subject: hook.MCPFile, Finding: `MCP server "gov": ` + "$BIN mcp"}},
+		},
+		{
+			name: "MCP server pointing at a binary that does not exist",
+			setup: func(p *testProject) {
+				p.write(hook.MCPFile, `{"mcpServers":{"orbit":{"command":"/nonexistent/orbit","args":["mcp"]}}}`)
+			},
+			wantCode: exitFindings,
+			want: []doctorCheck{{Level: "problem", Subject: hook.MCPFile, Finding: `MCP server "orbit" runs "/nonexistent/orbit", which does not exist`,
+				Fix: "install orbit on PATH, or `orbit init --claude --mcp` from the orbit you use"}},
+		},
+		{
+			name:     "malformed .mcp.json",
+			setup:    func(p *testProject) { p.write(hook.MCPFile, `{"mcpServers":`) },
+			wantCode: exitFindings,
+			want: []doctorCheck{{Level: "problem", Subject: hook.MCPFile, Finding: "not valid JSON: unexpected end of JSON input",
+				Fix: "fix the JSON; `orbit init --claude --mcp` keeps the rest of the file"}},
+		},
+		{
+			name: "the name orbit taken in .mcp.json",
+			setup: func(p *testProject) {
+				p.write(hook.MCPFile, `{"mcpServers":{"orbit":{"command":"node","args":["srv.js"]}}}`)
+			},
+			wantCode: exitOK,
+			want: []doctorCheck{{Level: "warning", Subject: hook.MCPFile,
+				Finding: `mcpServers.orbit already runs "node srv.js" (not "orbit mcp"); left as it is, and orbit's server is not registered`}},
+		},
+		{
 			name:     "journal missing",
 			setup:    func(p *testProject) { os.Remove(p.path(journalRel)) },
 			wantCode: exitFindings,
@@ -219,9 +253,21 @@ func TestDoctorFindings(t *testing.T) {
 			}
 			for _, w := range tt.want {
 				w.Finding = strings.ReplaceAll(w.Finding, "$ROOT", pr.root)
+				if strings.Contains(w.Finding, "$BIN") {
+					// The binary the setup registered: whatever the finding names.
+					for _, c := range cs {
+						if c.Subject == w.Subject && strings.HasSuffix(c.Finding, "/bin/orbit mcp") {
+							w.Finding = c.Finding
+						}
+					}
+				}
 				found := false
 				for _, c := range cs {
-					if c.Level == w.Level && c.Subject == w.Subject && (w.Finding == "" || c.Finding == w.Finding) && (w.Fix == "" && c.Fix != "" || c.Fix == w.Fix && w.Fix != "") {
+					fixed := w.Fix == "" && c.Fix != "" || c.Fix == w.Fix && w.Fix != ""
+					if w.Level == "ok" {
+						fixed = c.Fix == ""
+					}
+					if c.Level == w.Level && c.Subject == w.Subject && (w.Finding == "" || c.Finding == w.Finding) && fixed {
 						found = true
 					}
 				}

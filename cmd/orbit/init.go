@@ -22,7 +22,28 @@ type initOptions struct {
 	f      *Factory
 	Dir    string
 	Claude bool
+	MCP    bool
 	DryRun bool
+}
+
+// claudeFile is a Claude Code file orbit registers itself in, merging its
+// entries into what is there.
+type claudeFile struct {
+	rel     string // relative to the project root
+	what    string // what orbit adds, for the messages
+	install func(path string, old []byte, bin string) (out []byte, changes, warnings []string, err error)
+	// warnedOff: a warning without a change means orbit's entry was not
+	// added (its place is taken), rather than a remark on the others.
+	warnedOff bool
+}
+
+// claudeFiles are the files init --claude (and --mcp) merge into.
+func (o *initOptions) claudeFiles() []claudeFile {
+	files := []claudeFile{{rel: hook.SettingsFile, what: "orbit's hooks", install: hook.Install}}
+	if o.MCP {
+		files = append(files, claudeFile{rel: hook.MCPFile, what: "orbit's MCP server", install: hook.InstallMCP, warnedOff: true})
+	}
+	return files
 }
 
 func newCmdInit(f *Factory, runF func(*initOptions) error) *cobra.Command {
@@ -36,15 +57,18 @@ is checked out in; commit it with the project), an empty decision journal
 and the index, in the directory given by --root, else the working directory.
 Safe to run again: it creates only what is missing and says what it found.
 
-With --claude, also register orbit's Stop and SubagentStop hooks in
-.claude/settings.json (orbit hook stop, with a timeout), keeping every other
-setting and hook you have; it prints the change as a diff, warns about other
-blocking Stop hooks (two race), and changes nothing when orbit's hooks are
-already there. --dry-run prints the diff and writes nothing.`,
+With --claude, also register orbit's Stop, SubagentStop and SessionStart
+hooks in .claude/settings.json (orbit hook stop, with a timeout), keeping
+every other setting and hook you have; it prints the change as a diff, warns
+about other blocking Stop hooks (two race), and changes nothing when orbit's
+hooks are already there. With --mcp too, register orbit's MCP server (orbit
+mcp) in the project's .mcp.json the same way, beside the servers already
+there. --dry-run prints the diffs and writes nothing.`,
 		Example: `  orbit init
   orbit init --root ~/src/my-agent-project
   orbit init --claude --dry-run
-  orbit init --claude`,
+  orbit init --claude
+  orbit init --claude --mcp`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = f.RootFlag
@@ -65,7 +89,8 @@ already there. --dry-run prints the diff and writes nothing.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Claude, "claude", false, "also register orbit's hooks in .claude/settings.json")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --claude: print the change to settings.json, write nothing")
+	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "with --claude: also register orbit's MCP server in .mcp.json")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --claude: print the changes to settings.json (and .mcp.json), write nothing")
 	return cmd
 }
 
@@ -78,19 +103,23 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if opts.DryRun && !opts.Claude {
 		return flagErrorf("--dry-run goes with --claude")
 	}
+	if opts.MCP && !opts.Claude {
+		return flagErrorf("--mcp goes with --claude")
+	}
 	if opts.DryRun {
-		return installHooks(opts.Dir, f, true)
+		return installClaude(opts, opts.Dir, true)
 	}
 	if opts.Claude {
-		// A settings file orbit cannot merge into fails before anything is
-		// created.
-		path := filepath.Join(opts.Dir, hook.SettingsFile)
-		old, err := hook.ReadSettings(opts.Dir, path)
-		if err == nil {
-			_, _, _, err = hook.Install(path, old, orbitBinary())
-		}
-		if err != nil {
-			return fmt.Errorf("init --claude: %w", err)
+		// A file orbit cannot merge into fails before anything is created.
+		for _, cf := range opts.claudeFiles() {
+			path := filepath.Join(opts.Dir, cf.rel)
+			old, err := hook.ReadSettings(opts.Dir, path)
+			if err == nil {
+				_, _, _, err = cf.install(path, old, orbitBinary())
+			}
+			if err != nil {
+				return fmt.Errorf("init --claude: %w", err)
+			}
 		}
 	}
 	f.RootFlag = opts.Dir
@@ -140,40 +169,47 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	}
 	report(errors.Is(statErr, os.ErrNotExist), fmt.Sprintf("%s (schema v%d, %d decisions indexed)", rel, migrations.Version, counts.Decisions))
 	if opts.Claude {
-		return installHooks(p.Root, f, false)
+		return installClaude(opts, p.Root, false)
 	}
 	return nil
 }
 
-// installHooks registers orbit's hooks in the project's settings.json and
-// prints what changed, as a diff.
-func installHooks(root string, f *Factory, dryRun bool) error {
-	path := filepath.Join(root, hook.SettingsFile)
-	old, err := hook.ReadSettings(root, path)
-	if err != nil {
-		return fmt.Errorf("init --claude: %w", err)
+// installClaude registers orbit in the project's Claude Code files and
+// prints what changed, as diffs.
+func installClaude(opts *initOptions, root string, dryRun bool) error {
+	f := opts.f
+	for _, cf := range opts.claudeFiles() {
+		path := filepath.Join(root, cf.rel)
+		old, err := hook.ReadSettings(root, path)
+		if err != nil {
+			return fmt.Errorf("init --claude: %w", err)
+		}
+		out, changes, warnings, err := cf.install(path, old, orbitBinary())
+		if err != nil {
+			return fmt.Errorf("init --claude: %w", err)
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+		}
+		if len(changes) == 0 {
+			if !cf.warnedOff || len(warnings) == 0 {
+				fmt.Fprintf(f.IO.Out, "  exists   %s: %s registered\n", cf.rel, cf.what)
+			}
+			continue
+		}
+		report.Diff(f.IO.Out, cf.rel, cf.rel+" (with "+cf.what+")", string(old), string(out))
+		if dryRun {
+			continue
+		}
+		if err := journal.WriteFileAtomic(root, path, out, 0o644); err != nil {
+			return err
+		}
+		for _, c := range changes {
+			fmt.Fprintf(f.IO.Out, "  updated  %s: %s\n", cf.rel, c)
+		}
 	}
-	out, changes, warnings, err := hook.Install(path, old, orbitBinary())
-	if err != nil {
-		return fmt.Errorf("init --claude: %w", err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
-	}
-	if len(changes) == 0 {
-		fmt.Fprintf(f.IO.Out, "  exists   %s: orbit's hooks are registered\n", hook.SettingsFile)
-		return nil
-	}
-	report.Diff(f.IO.Out, hook.SettingsFile, hook.SettingsFile+" (with orbit's hooks)", string(old), string(out))
 	if dryRun {
 		fmt.Fprintln(f.IO.ErrOut, "dry run: nothing written")
-		return nil
-	}
-	if err := journal.WriteFileAtomic(root, path, out, 0o644); err != nil {
-		return err
-	}
-	for _, c := range changes {
-		fmt.Fprintf(f.IO.Out, "  updated  %s: %s\n", hook.SettingsFile, c)
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func TestInitClaudeMerges(t *testing.T) {
 	// Idempotent.
 	listing := dirListing(t, p.root)
 	res = p.mustRun("init", "--claude")
-	if !strings.HasSuffix(res.stdout, "  exists   .claude/settings.json: orbit's hooks are registered\n") {
+	if !strings.HasSuffix(res.stdout, "  exists   .claude/settings.json: orbit's hooks registered\n") {
 		t.Errorf("second run stdout = %q; want it to end with the settings file as it is", res.stdout)
 	}
 	if strings.Contains(res.stdout, "+++") || strings.Contains(res.stdout, "updated") {
@@ -252,5 +252,101 @@ func TestInitClaudeMalformedSettingsWritesNothing(t *testing.T) {
 	}
 	if after := dirListing(t, p.root); !slices.Equal(after, before) {
 		t.Errorf("init --claude with a malformed settings.json wrote %q; want nothing (%q)", after, before)
+	}
+}
+
+// orbitMCPOnly is the .mcp.json init --claude --mcp writes from nothing.
+const orbitMCPOnly = `{
+  "mcpServers": {
+    "orbit": {
+      "command": "orbit",
+      "args": [
+        "mcp"
+      ]
+    }
+  }
+}
+`
+
+// TestInitClaudeMCP: --mcp registers orbit's server in .mcp.json beside the
+// servers already there, prints the change, and is idempotent.
+func TestInitClaudeMCP(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.write(hook.MCPFile, `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}}`+"\n")
+	res := p.mustRun("init", "--claude", "--mcp")
+	for _, want := range []string{
+		"--- .mcp.json\n+++ .mcp.json (with orbit's MCP server)\n",
+		"  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n",
+		"  updated  .mcp.json: added mcpServers.orbit: orbit mcp\n",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("init --claude --mcp stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	var cfg struct {
+		Servers map[string]struct {
+			Command string
+			Args    []string
+		} `json:"mcpServers"`
+	}
+	got := p.read(hook.MCPFile)
+	if err := json.Unmarshal([]byte(got), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if fs, o := cfg.Servers["fs"], cfg.Servers["orbit"]; fs.Command != "npx" || len(fs.Args) != 3 || o.Command != "orbit" || !slices.Equal(o.Args, []string{"mcp"}) {
+		t.Errorf(".mcp.json = %s; want fs kept and orbit added", got)
+	}
+	res = p.mustRun("init", "--claude", "--mcp")
+	if !strings.HasSuffix(res.stdout, "  exists   .mcp.json: orbit's MCP server registered\n") || strings.Contains(res.stdout, "updated") {
+		t.Errorf("second run stdout = %q; want nothing changed", res.stdout)
+	}
+	if p.read(hook.MCPFile) != got {
+		t.Errorf("second run rewrote .mcp.json")
+	}
+
+	// From nothing, with --dry-run first.
+	q := &testProject{tb: t, root: t.TempDir()}
+	res = q.run("init", "--claude", "--mcp", "--dry-run")
+	if res.code != exitOK || !strings.Contains(res.stdout, "+++ .mcp.json (with orbit's MCP server)\n") || res.stderr != "dry run: nothing written\n" {
+		t.Errorf("init --claude --mcp --dry-run: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if q.exists(hook.MCPFile) || q.exists(".claude") {
+		t.Errorf("--dry-run wrote files")
+	}
+	q.mustRun("init", "--claude", "--mcp")
+	if got := q.read(hook.MCPFile); got != orbitMCPOnly {
+		t.Errorf(".mcp.json from nothing =\n%s\nwant\n%s", got, orbitMCPOnly)
+	}
+
+	// The name taken by another server: a warning, the file left alone.
+	r := newProject(t)
+	taken := `{"mcpServers":{"orbit":{"command":"node","args":["srv.js"]}}}`
+	r.write(hook.MCPFile, taken)
+	res = r.mustRun("init", "--claude", "--mcp")
+	if !strings.Contains(res.stderr, `warning: mcpServers.orbit already runs "node srv.js" (not "orbit mcp"); left as it is, and orbit's server is not registered`) ||
+		strings.Contains(res.stdout, ".mcp.json") || r.read(hook.MCPFile) != taken {
+		t.Errorf("init with mcpServers.orbit taken: stdout %q stderr %q; want a warning and the file left alone", res.stdout, res.stderr)
+	}
+}
+
+// TestInitClaudeMCPRefused: --mcp needs --claude, and a .mcp.json orbit
+// cannot merge into stops init before anything is written.
+func TestInitClaudeMCPRefused(t *testing.T) {
+	t.Parallel()
+	res := orbit(t, env{}, "--root", t.TempDir(), "init", "--mcp")
+	if res.code != exitUsage || !strings.HasPrefix(res.stderr, "orbit: --mcp goes with --claude\n") {
+		t.Errorf("init --mcp: exit %d, stderr %q; want a usage error", res.code, res.stderr)
+	}
+	p := &testProject{tb: t, root: t.TempDir()}
+	p.write(hook.MCPFile, `{"mcpServers": [1]}`)
+	before := dirListing(t, p.root)
+	res = p.run("init", "--claude", "--mcp")
+	want := "orbit: init --claude: " + p.path(hook.MCPFile) + `: "mcpServers" must be an object, not [1]` + "\n"
+	if res.code != exitError || res.stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", res.code, res.stderr, exitError, want)
+	}
+	if after := dirListing(t, p.root); !slices.Equal(after, before) {
+		t.Errorf("init wrote %q; want nothing (%q)", after, before)
 	}
 }

@@ -42,3 +42,17 @@ func Root(tb testing.TB) {
 		skip(tb, "needs root to chown a directory to another user (uid 65534); run the tests as root to include it")
 	}
 }
+
+// RequirePath is Require for what a setup step installs rather than a
+// package (a node_modules tree npm ci fills): a missing path skips the
+// test, saying how to install it, or fails it when ORBIT_REQUIRE_TOOLS=1.
+func RequirePath(tb testing.TB, path, install string) {
+	tb.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if os.Getenv("ORBIT_REQUIRE_TOOLS") == "1" {
+		tb.Fatalf("%s is missing, and ORBIT_REQUIRE_TOOLS=1 says it must be there (%s; .ci/run does)", path, install)
+	}
+	skip(tb, fmt.Sprintf("%s is missing (%s); ORBIT_REQUIRE_TOOLS=1 makes this a failure", path, install))
+}
