@@ -288,6 +288,17 @@ func RecordStatus(st *loop.State) (string, error) {
 	return norm, nil
 }
 
+// AddNote appends a note to a record's notes (made when absent): when, who,
+// and the text. Notes are where a contract keeps what people and tools say
+// about the loop; stopReason keeps the stop word alone.
+func AddNote(st *loop.State, ts, by, text string) error {
+	note := map[string]string{"at": ts, "by": by, "text": text}
+	if raw, ok := st.Raw("notes"); ok && len(raw) > 0 && raw[0] == '[' {
+		return st.AppendAt([]string{"notes"}, note)
+	}
+	return st.Set("notes", []any{note})
+}
+
 // indent renders v as JSON.stringify(v, null, 2) + "\n" does.
 func indent(v any) ([]byte, error) {
 	raw, err := loop.Marshal(v)

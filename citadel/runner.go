@@ -369,17 +369,14 @@ func (s *runState) appendRun(ctx context.Context, run Run, step string) (current
 		if err != nil {
 			return err
 		}
-		var runs []json.RawMessage
-		if raw, ok := st.Raw("runs"); ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &runs); err != nil {
-				return fmt.Errorf("%s: runs is not an array", st.Path)
-			}
+		if raw, ok := st.Raw("runs"); ok && len(raw) > 0 && raw[0] == '[' {
+			err = st.AppendAt([]string{"runs"}, run)
+		} else if !ok || string(raw) == "null" {
+			err = st.Set("runs", []Run{run})
+		} else {
+			err = fmt.Errorf("%s: runs is not an array", st.Path)
 		}
-		raw, err := loop.Marshal(run)
 		if err != nil {
-			return err
-		}
-		if err := st.Set("runs", append(runs, raw)); err != nil {
 			return err
 		}
 		current = cur
@@ -423,7 +420,10 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 		}
 		if loop.IsStopped(cur) && s.res.External {
 			s.res.Status = cur
-			s.res.StopReason, _, _ = st.String("stopReason")
+			s.res.StopReason = cur
+			if n := lastNoteText(st); n != "" {
+				s.res.StopReason = n
+			}
 			stoppedAt, _, _ = st.String("stoppedAt")
 			return nil
 		}
@@ -431,10 +431,14 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 		for _, kv := range []struct {
 			k string
 			v any
-		}{{"status", status}, {"stoppedAt", stoppedAt}, {"stopReason", s.res.StopReason}, {"updatedAt", stoppedAt}} {
+		}{{"status", status}, {"stoppedAt", stoppedAt}, {"stopReason", status}, {"updatedAt", stoppedAt}} {
 			if err := st.Set(kv.k, kv.v); err != nil {
 				return err
 			}
+		}
+		// The stop word in stopReason (seed 001), why in words a note.
+		if s.res.StopReason != status {
+			return AddNote(st, stoppedAt, "orbit loop run", s.res.StopReason)
 		}
 		return nil
 	})
@@ -450,6 +454,21 @@ func (s *runState) finish(ctx context.Context, status, reason string) error {
 	e := loop.EventFor(s.view(s.res.Attempts), loop.EventStop, now)
 	e.Status, e.NativeStatus, e.From, e.Detail = status, status, "running", s.res.StopReason
 	return s.record(ctx, e)
+}
+
+// lastNoteText is the text of a record's last note ("" when none).
+func lastNoteText(st *loop.State) string {
+	raw, ok := st.Raw("notes")
+	if !ok {
+		return ""
+	}
+	var notes []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &notes) != nil || len(notes) == 0 {
+		return ""
+	}
+	return notes[len(notes)-1].Text
 }
 
 func (s *runState) view(attempt int) loop.View {

@@ -93,8 +93,12 @@ func TestRunStopStates(t *testing.T) {
 				t.Errorf("stop reason %q; want %q", res.StopReason, tt.reason)
 			}
 			m, runs := record(t, root, res)
-			if m["status"] != tt.status || m["stopReason"] != res.StopReason || m["stoppedAt"] == nil {
+			// The word in stopReason (seed 001); why in words, a note.
+			if m["status"] != tt.status || m["stopReason"] != tt.status || m["stoppedAt"] == nil {
 				t.Errorf("record: status %v, stopReason %v, stoppedAt %v", m["status"], m["stopReason"], m["stoppedAt"])
+			}
+			if res.StopReason != tt.status && lastNote(m) != res.StopReason {
+				t.Errorf("record notes %v; want the reason %q as the last note", m["notes"], res.StopReason)
 			}
 			if len(runs) != tt.runs || runs[len(runs)-1]["status"] != tt.lastRun {
 				t.Errorf("record runs %v", runs)
@@ -178,7 +182,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("the interrupted command ran on for %s", d)
 	}
 	m, runs := record(t, root, res)
-	if res.Status != "stopped" || m["status"] != "stopped" || m["stopReason"] != "interrupted" || len(runs) != 1 || runs[0]["status"] != "stopped" {
+	if res.Status != "stopped" || m["status"] != "stopped" || m["stopReason"] != "stopped" || lastNote(m) != "interrupted" || len(runs) != 1 || runs[0]["status"] != "stopped" {
 		t.Errorf("interrupted: result %s, record %v %v, runs %v", res.Status, m["status"], m["stopReason"], runs)
 	}
 }
@@ -208,7 +212,7 @@ func TestRunStoppedByAnotherProcess(t *testing.T) {
 		t.Fatal("the loop did not stop")
 	}
 	m, runs := record(t, root, res)
-	if res.Status != "unsafe-to-continue" || !res.External || m["status"] != "unsafe-to-continue" || m["stopReason"] != "touches prod" {
+	if res.Status != "unsafe-to-continue" || !res.External || m["status"] != "unsafe-to-continue" || m["stopReason"] != "unsafe-to-continue" || lastNote(m) != "touches prod" {
 		t.Errorf("result %s (external %v), record %v / %v", res.Status, res.External, m["status"], m["stopReason"])
 	}
 	if len(runs) != 1 || runs[0]["status"] != "unsafe-to-continue" {
@@ -279,7 +283,7 @@ func TestRunConcurrentStopNoLostUpdate(t *testing.T) {
 		}
 		res := <-done
 		m, runs := record(t, root, res)
-		if m["status"] != "stopped" || m["stopReason"] != "race "+v.ID || res.Status != "stopped" {
+		if m["status"] != "stopped" || m["stopReason"] != "stopped" || lastNote(m) != "race "+v.ID || res.Status != "stopped" {
 			t.Errorf("trial %d: record %v / %v, result %s; want the stop kept", trial, m["status"], m["stopReason"], res.Status)
 		}
 		if len(runs) != len(res.Runs) {
@@ -349,4 +353,15 @@ func TestRunPlannedRecord(t *testing.T) {
 	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "nope", Verify: "true"}); err == nil {
 		t.Error("running a missing record: nil error")
 	}
+}
+
+// lastNote is the text of a record's last note.
+func lastNote(m map[string]any) string {
+	notes, _ := m["notes"].([]any)
+	if len(notes) == 0 {
+		return ""
+	}
+	n, _ := notes[len(notes)-1].(map[string]any)
+	s, _ := n["text"].(string)
+	return s
 }

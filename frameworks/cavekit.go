@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 )
 
@@ -30,13 +32,42 @@ const (
 // CavekitID is the id of a project's Cavekit loop (there is one).
 const CavekitID = "cavekit"
 
-// cavekitLock is Cavekit's lock record.
+// cavekitLock is Cavekit's lock record (seed 003: owner, pid, host,
+// heartbeat_at). heartbeat_at is an ISO time, or the milliseconds since
+// the epoch Cavekit's own tools write (Date.now()), or seconds.
 type cavekitLock struct {
-	Owner       string `json:"owner"`
-	PID         any    `json:"pid"`
-	Host        string `json:"host"`
-	HeartbeatAt string `json:"heartbeat_at"`
+	Owner       string          `json:"owner"`
+	PID         any             `json:"pid"`
+	Host        string          `json:"host"`
+	HeartbeatAt json.RawMessage `json:"heartbeat_at"`
 }
+
+// heartbeat reads heartbeat_at in any of the forms a lock carries; text is
+// what it says, for people.
+func (l *cavekitLock) heartbeat() (t time.Time, text string, ok bool) {
+	raw := bytes.TrimSpace(l.HeartbeatAt)
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		s = string(raw)
+	}
+	if t, ok := loop.ParseTime(s); ok {
+		return t, s, true
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || n <= 0 || n > 1e15 {
+		return time.Time{}, s, false
+	}
+	if n < 1e11 { // seconds: 1e11 s is the year 5138, 1e11 ms is 1973
+		n *= 1000
+	}
+	t = time.UnixMilli(int64(n)).UTC()
+	return t, s + " (" + loop.ISOTime(t) + ")", true
+}
+
+// StaleLoopAfter is how long an active Cavekit loop may show no activity
+// (no iteration, lock heartbeat or state update) before it is flagged as
+// stale: its session most likely ended without a teardown.
+const StaleLoopAfter = 24 * time.Hour
 
 func scanCavekit(root string, now time.Time, s *loop.Scan) {
 	dir := filepath.Join(root, CavekitDir)
@@ -201,20 +232,44 @@ func scanCavekit(root string, now time.Time, s *loop.Scan) {
 	}
 
 	// The lock.
+	activity := []activityMark{{front.text("updated_at"), "state.md updated_at"}, {tasks.text("updated_at"), "task-status.json updated_at"},
+		{progress.text("updated_at"), ".progress.json updated_at"}, {loopFile.text("started_at"), ".loop.json started_at"}}
+	// Cavekit rewrites .loop.json at every iteration: a recent write is
+	// activity even when no file records a time.
+	var written time.Time
+	if fi, err := os.Stat(p(".loop.json")); err == nil {
+		written = fi.ModTime()
+	}
 	if lk, err := readCavekitLock(p(".loop.lock")); err != nil {
 		v.Warnf(".loop.lock: %v", err)
 	} else if lk != nil {
 		v.AddFile(root, p(".loop.lock"))
-		hb, ok := loop.ParseTime(lk.HeartbeatAt)
-		v.AddDetail("lock", fmt.Sprintf("%s (pid %v on %s), heartbeat %s", lk.Owner, lk.PID, lk.Host, lk.HeartbeatAt))
+		hb, hbText, ok := lk.heartbeat()
+		v.AddDetail("lock", fmt.Sprintf("%s (pid %v on %s), heartbeat %s", lk.Owner, lk.PID, lk.Host, hbText))
 		switch {
 		case !active:
 			v.Warnf(".loop.lock is left behind: no .loop.json")
 		case !ok:
-			v.Warnf(".loop.lock heartbeat_at is not a time: %q", lk.HeartbeatAt)
+			v.Warnf(".loop.lock heartbeat_at is not a time: %s", hbText)
 		case now.Sub(hb) > loop.StaleAfter:
 			v.Warnf("stale lock: %s's heartbeat is %s old (stale after %s)", lk.Owner, now.Sub(hb).Round(time.Second), loop.StaleAfter)
 		}
+		if ok {
+			activity = append(activity, activityMark{loop.ISOTime(hb), ".loop.lock heartbeat"})
+		}
+	}
+	if active {
+		if last, what, ok := latestActivity(activity); ok {
+			v.AddDetail("last activity", loop.ISOTime(last)+" ("+what+")")
+			if age := now.Sub(last); age > StaleLoopAfter && now.Sub(written) > StaleLoopAfter {
+				v.Warnf("stale: .loop.json is active but nothing has moved for %s (last activity %s, %s): its session most likely ended without a teardown",
+					ageText(age), loop.ISOTime(last), what)
+			}
+		}
+	}
+	cavekitHistory(&v, root, p("history/backprop-log.md"))
+	if caps := read("capabilities.json"); caps != nil {
+		cavekitCapabilities(&v, caps)
 	}
 
 	v.UpdatedAt = loop.Latest(front.text("updated_at"), tasks.text("updated_at"), progress.text("updated_at"), loopFile.text("started_at"))
@@ -350,39 +405,217 @@ func readFrontMatter(path string) (frontMatter, error) {
 	return nil, fmt.Errorf("front matter is not closed with ---")
 }
 
-// teardownCavekit stops a Cavekit loop the way Cavekit's teardown does:
-// .loop.json goes (the Stop hook does nothing without it). The lock is
-// removed too when no live session holds it; a live session's lock is left
-// for that session (its next Stop finds no loop and ends). It returns the
-// .loop.json it removed, for the event.
-func teardownCavekit(ctx context.Context, root string, now time.Time) (json.RawMessage, error) {
+// activityMark is a time a Cavekit file gives of the loop's last activity.
+type activityMark struct{ at, what string }
+
+// latestActivity is the latest of the marks that are times.
+func latestActivity(marks []activityMark) (time.Time, string, bool) {
+	var last time.Time
+	what := ""
+	for _, m := range marks {
+		if t, ok := loop.ParseTime(m.at); ok && t.After(last) {
+			last, what = t, m.what
+		}
+	}
+	return last, what, what != ""
+}
+
+// ageText renders an age in days and hours (or hours and minutes).
+func ageText(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%d days %d hours", int(d.Hours())/24, int(d.Hours())%24)
+	}
+	return d.Round(time.Minute).String()
+}
+
+// cavekitHistory reads history/backprop-log.md, the backprop skill's
+// append-only trace log: one "## " heading an entry.
+func cavekitHistory(v *loop.View, root, path string) {
+	data, err := readFile(path, nil)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		v.Warnf("history/backprop-log.md: %v", err)
+		return
+	}
+	v.AddFile(root, path)
+	n, last := 0, ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			n++
+			last = strings.TrimSpace(h)
+		}
+	}
+	if n == 0 {
+		v.AddDetail("backprop log", "no entries")
+		return
+	}
+	v.AddDetail("backprop log", fmt.Sprintf("%d entries, the last: %s", n, clip(last, 120)))
+}
+
+// cavekitCapabilities reads capabilities.json, what Cavekit's discover
+// command found: CLI tools, MCP servers, plugins, Codex.
+func cavekitCapabilities(v *loop.View, caps object) {
+	var parts []string
+	if tools := caps.obj("cli_tools"); tools != nil {
+		var have []string
+		keys := tools.keys()
+		for _, k := range keys {
+			if b, ok := tools.bool(k); ok && b {
+				have = append(have, k)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("CLI %d of %d (%s)", len(have), len(keys), strings.Join(have, ", ")))
+	}
+	for _, k := range []string{"mcp_servers", "plugins"} {
+		if l := caps.list(k); l != nil {
+			var names []string
+			for _, e := range l {
+				var s string
+				if json.Unmarshal(e, &s) == nil {
+					names = append(names, s)
+				} else {
+					names = append(names, compact(e))
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%s %d (%s)", strings.ReplaceAll(k, "_", " "), len(names), strings.Join(names, ", ")))
+		}
+	}
+	if cx := caps.obj("codex"); cx != nil {
+		if b, ok := cx.bool("available"); ok {
+			parts = append(parts, fmt.Sprintf("codex available: %t", b))
+		}
+	}
+	if d := caps.text("discovered_at"); d != "" {
+		parts = append(parts, "discovered "+d)
+		v.CheckTime("capabilities.json discovered_at", d)
+	}
+	v.AddDetail("capabilities", strings.Join(parts, "; "))
+}
+
+// teardownCavekit stops a Cavekit loop the way Cavekit's own teardown-loop
+// does: .loop.json goes (the Stop hook does nothing without it), then the
+// lock, and state.md's phase becomes complete (its other front matter and
+// its body kept). The lock is left when a live session holds it (seed 003:
+// never delete it while a session might be active; that session's next
+// Stop finds no loop and ends). The removed .loop.json is kept with the
+// event.
+func teardownCavekit(ctx context.Context, root string, now time.Time) (ch change, err error) {
 	path := filepath.Join(root, CavekitLoopFile)
 	unlock, err := loop.Lock(ctx, root, path)
 	if err != nil {
-		return nil, err
+		return ch, err
 	}
 	defer unlock()
 	data, err := readFile(path, nil)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: the Cavekit loop is not active (no .loop.json)", CavekitLoopFile)
+		return ch, fmt.Errorf("%s: the Cavekit loop is not active (no .loop.json)", CavekitLoopFile)
 	}
 	if err != nil {
-		return nil, err
+		return ch, err
 	}
+	ch.from = "active"
 	if err := os.Remove(path); err != nil {
-		return nil, fmt.Errorf("tear down %s: %w", CavekitLoopFile, err)
+		return ch, fmt.Errorf("tear down %s: %w", CavekitLoopFile, err)
 	}
+	ch.wrote = append(ch.wrote, "removed "+CavekitLoopFile)
 	lockPath := filepath.Join(root, CavekitLockFile)
 	if lk, err := readCavekitLock(lockPath); err == nil && lk != nil {
-		if hb, ok := loop.ParseTime(lk.HeartbeatAt); !ok || now.Sub(hb) > loop.StaleAfter {
-			os.Remove(lockPath)
+		if hb, _, ok := lk.heartbeat(); !ok || now.Sub(hb) > loop.StaleAfter {
+			if os.Remove(lockPath) == nil {
+				ch.wrote = append(ch.wrote, "removed "+CavekitLockFile+" (no live heartbeat)")
+			}
+		} else {
+			ch.wrote = append(ch.wrote, fmt.Sprintf("left %s: %s's heartbeat is %s old; its next Stop finds no loop", CavekitLockFile, lk.Owner, now.Sub(hb).Round(time.Second)))
 		}
 	}
+	statePath := filepath.Join(root, CavekitDir, "state.md")
+	if err := setFrontMatter(root, statePath, map[string]string{"phase": "complete", "updated_at": loop.ISOTime(now)}, []string{"phase", "updated_at"}); err != nil {
+		return ch, fmt.Errorf("tear down: %w", err)
+	}
+	ch.wrote = append(ch.wrote, wroteFields(root, statePath, "phase", "updated_at"))
+	ch.native = "inactive (complete)"
 	if !json.Valid(data) {
-		raw, _ := loop.Marshal(string(data))
-		return raw, nil
+		ch.data, _ = loop.Marshal(string(data))
+		return ch, nil
 	}
 	var b bytes.Buffer
 	json.Compact(&b, data)
-	return b.Bytes(), nil
+	ch.data = b.Bytes()
+	return ch, nil
+}
+
+// frontMatterValue renders a value as Cavekit's serializeFrontmatter does:
+// quoted when it holds ':', '#' or '>', or reads as a boolean, null or a
+// number.
+func frontMatterValue(v string) string {
+	if strings.ContainsAny(v, ":#>") || frontMatterWord.MatchString(v) {
+		return `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+	}
+	return v
+}
+
+var frontMatterWord = regexp.MustCompile(`(?i)^(true|false|null|yes|no|-?\d+)$`)
+
+// setFrontMatter sets keys of state.md's front matter in place: each
+// key's line gets the new value, a missing key a line before the closing
+// ---, and every other line (and the body) stays as it was. A missing file
+// is written as Cavekit writes a fresh one.
+func setFrontMatter(root, path string, set map[string]string, order []string) error {
+	data, err := readFile(path, nil)
+	if errors.Is(err, os.ErrNotExist) {
+		var b strings.Builder
+		b.WriteString("---\n")
+		for _, k := range order {
+			b.WriteString(k + ": " + frontMatterValue(set[k]) + "\n")
+		}
+		b.WriteString("---\n")
+		return journal.WriteFileAtomic(root, path, []byte(b.String()), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return fmt.Errorf("%s: no front matter (the first line is not ---); left as it is", filepath.Base(path))
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "---" {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return fmt.Errorf("%s: front matter is not closed with ---; left as it is", filepath.Base(path))
+	}
+	done := map[string]bool{}
+	for i := 1; i < end; i++ {
+		k, _, ok := strings.Cut(lines[i], ":")
+		k = strings.TrimSpace(k)
+		val, want := set[k]
+		if !ok || !want || done[k] {
+			continue
+		}
+		eol := lines[i][len(strings.TrimRight(lines[i], "\r\n")):]
+		lines[i] = k + ": " + frontMatterValue(val) + eol
+		done[k] = true
+	}
+	var add []string
+	eol := lines[end-1][len(strings.TrimRight(lines[end-1], "\r\n")):]
+	if eol == "" {
+		eol = "\n"
+	}
+	for _, k := range order {
+		if !done[k] {
+			add = append(add, k+": "+frontMatterValue(set[k])+eol)
+		}
+	}
+	out := slices.Concat(lines[:end], add, lines[end:])
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	return journal.WriteFileAtomic(root, path, []byte(strings.Join(out, "")), perm)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -156,6 +157,9 @@ func ccwView(root, path string, o object, present func(string) bool) loop.View {
 		}
 	}
 
+	if present(name + ".progress") {
+		ccwProgress(&v, root, filepath.Join(filepath.Dir(path), name+".progress"))
+	}
 	if ss := o.obj("skill_state"); ss != nil {
 		ccwSkillState(&v, ss)
 	} else if o.kind("skill_state") != "absent" && o.kind("skill_state") != "null" {
@@ -211,6 +215,108 @@ func ccwSkillState(v *loop.View, ss object) {
 	}
 }
 
+// ccwProgressFiles are the skill's progress files (seed 002's session
+// structure), in its order.
+var ccwProgressFiles = []string{"develop.md", "debug.md", "validate.md", "changes.log", "debug.log", "hypotheses.json",
+	"test-results.json", "coverage.json", "summary.md"}
+
+// ccwProgress reads {id}.progress/, where the skill documents its progress
+// (and from which seed 002 rebuilds a corrupted skill_state): which files
+// are there, the entries of its NDJSON logs, its hypotheses and test
+// results, and the summary's title.
+func ccwProgress(v *loop.View, root, dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		v.Warnf("%s: %v", loop.Rel(root, dir), err)
+		return
+	}
+	var names, other []string
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if slices.Contains(ccwProgressFiles, e.Name()) {
+			names = append(names, e.Name())
+		} else {
+			other = append(other, e.Name())
+		}
+		v.AddFile(root, filepath.Join(dir, e.Name()))
+	}
+	slices.SortFunc(names, func(a, b string) int { return slices.Index(ccwProgressFiles, a) - slices.Index(ccwProgressFiles, b) })
+	v.AddDetail("progress files", strings.Join(append(names, other...), ", "))
+	for _, log := range []string{"changes.log", "debug.log"} {
+		if !slices.Contains(names, log) {
+			continue
+		}
+		n, bad, err := countJSONL(filepath.Join(dir, log))
+		if err != nil {
+			v.Warnf("%s: %v", loop.Rel(root, filepath.Join(dir, log)), err)
+			continue
+		}
+		v.AddDetail(strings.TrimSuffix(log, ".log")+" log", fmt.Sprintf("%d entries", n))
+		for _, line := range bad {
+			v.Warnf("%s:%d is not a JSON line", loop.Rel(root, filepath.Join(dir, log)), line)
+		}
+	}
+	for _, f := range []struct{ file, key, name string }{{"hypotheses.json", "hypotheses", "hypotheses"}, {"test-results.json", "test_results", "test results"}} {
+		if !slices.Contains(names, f.file) {
+			continue
+		}
+		items, err := ccwProgressList(filepath.Join(dir, f.file), f.key)
+		if err != nil {
+			v.Warnf("%s: %v", loop.Rel(root, filepath.Join(dir, f.file)), err)
+			continue
+		}
+		counts := map[string]int{}
+		for _, it := range items {
+			if o, ok := asObject(it); ok {
+				counts[cmp.Or(o.text("status"), "no status")]++
+			}
+		}
+		var parts []string
+		for _, k := range sortedKeys(counts) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+		text := fmt.Sprint(len(items))
+		if len(parts) > 0 {
+			text += " (" + strings.Join(parts, ", ") + ")"
+		}
+		v.AddDetail(f.name, text)
+	}
+	if slices.Contains(names, "summary.md") {
+		if data, err := readFile(filepath.Join(dir, "summary.md"), nil); err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				if t := strings.TrimSpace(strings.TrimLeft(line, "# ")); t != "" {
+					v.AddDetail("summary", clip(t, 120))
+					break
+				}
+			}
+		}
+	}
+}
+
+// ccwProgressList reads a progress JSON file holding an array, bare or
+// under key.
+func ccwProgressList(path, key string) ([]json.RawMessage, error) {
+	data, err := readFile(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(data, &items); err != nil {
+			return nil, fmt.Errorf("not JSON: %v", err)
+		}
+		return items, nil
+	}
+	o, err := parseObject(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return o.list(key), nil
+}
+
 // ccwTaskFile finds the task definition of a v1 loop (a task with
 // loop_control): .task/{id}.json at the root or in an active session.
 func ccwTaskFile(root, id string) string {
@@ -249,48 +355,68 @@ func countJSONL(path string) (n int, bad []int, err error) {
 	return n, bad, nil
 }
 
-// stopCCW stops a loop in CCW's format: status failed with the shared word
-// and the reason in failure_reason (completed for done and
-// verifier-passed), completed_at and updated_at.
-func stopCCW(ctx context.Context, root, path, status, reason string, now time.Time) (from string, err error) {
+// stopCCW stops a loop in CCW's format, as its dashboard's /stop does:
+// status failed with the shared word and the reason in failure_reason
+// (completed, with no failure_reason, for done and verifier-passed),
+// completed_at and updated_at. The skill checks status before each action
+// and terminates on failed.
+func stopCCW(ctx context.Context, root, path, status, reason string, now time.Time) (ch change, err error) {
 	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
-		from, _, _ = st.String("status")
-		if from == "completed" || from == "failed" || from == "user_exit" {
-			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, from, ErrAlreadyStopped)
+		ch.from, _, _ = st.String("status")
+		if ch.from == "completed" || ch.from == "failed" || ch.from == "user_exit" {
+			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, ch.from, ErrAlreadyStopped)
 		}
 		ts := loop.ISOTime(now)
-		native := "failed"
+		ch.native = "failed"
 		if status == "done" || status == "verifier-passed" {
-			native = "completed"
+			ch.native = "completed"
 		}
-		if err := st.Set("status", native); err != nil {
+		fields := []string{"status"}
+		if err := st.Set("status", ch.native); err != nil {
 			return err
 		}
-		if native == "failed" {
+		if ch.native == "failed" {
+			fields = append(fields, "failure_reason")
 			if err := st.Set("failure_reason", status+": "+cmp.Or(reason, "stopped by orbit")); err != nil {
 				return err
 			}
 		}
+		fields = append(fields, "completed_at", "updated_at")
 		if err := st.Set("completed_at", ts); err != nil {
 			return err
 		}
+		ch.wrote = []string{wroteFields(root, path, fields...)}
 		return st.Set("updated_at", ts)
 	})
-	return from, err
+	return ch, err
 }
 
 // setCCWStatus pauses (running -> paused) or resumes (paused -> running) a
-// loop, as CCW's dashboard does; the skill checks status before each action.
-func setCCWStatus(ctx context.Context, root, path, want, need string, now time.Time) (from string, err error) {
+// loop, as CCW's dashboard does: status and updated_at. The skill checks
+// status before each action and exits on paused, so a resume says what
+// continues the loop: the skill, run again on it (seed 002: "Continue any
+// loop with --loop-id"), in the mode it ran.
+func setCCWStatus(ctx context.Context, root, path, id, kind string, now time.Time) (ch change, err error) {
+	need, want := "running", "paused"
+	if kind == loop.EventResume {
+		need, want = "paused", "running"
+	}
 	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
-		from, _, _ = st.String("status")
-		if from != need {
-			return wrongState("%s is %s: only a %s loop can be %s", st.Path, from, need, verbed(want))
+		ch.from, _, _ = st.String("status")
+		if ch.from != need {
+			return wrongState("%s is %s: only a %s loop can be %s", st.Path, ch.from, need, verbed(want))
 		}
 		if err := st.Set("status", want); err != nil {
 			return err
 		}
+		if kind == loop.EventResume {
+			ch.next = "/ccw-loop --loop-id=" + id
+			if mode, _, _ := st.StringAt("skill_state", "mode"); mode == "auto" {
+				ch.next += " --auto"
+			}
+		}
+		ch.wrote = []string{wroteFields(root, path, "status", "updated_at")}
 		return st.Set("updated_at", loop.ISOTime(now))
 	})
-	return from, err
+	return ch, err
 }

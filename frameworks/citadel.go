@@ -204,6 +204,10 @@ func daemonView(root, path string, o object) loop.View {
 	v.Title = "Daemon: " + cmp.Or(o.text("campaignSlug"), "active campaign")
 	v.NativeStatus = o.text("status")
 	switch norm := strings.ToLower(v.NativeStatus); {
+	case norm == "stopped" && loop.IsStopReason(o.text("stopReason")):
+		// How orbit stops the daemon: its own word, the shared one in
+		// stopReason.
+		v.Status = o.text("stopReason")
 	case loop.IsStatus(norm):
 		v.Status = norm
 	case norm == "completed":
@@ -245,50 +249,104 @@ func daemonView(root, path string, o object) loop.View {
 	return v
 }
 
-// stopCitadel stops a record or the daemon in Citadel's format: status,
-// stoppedAt, stopReason, updatedAt (records only), as Citadel's stopLoop.
-func stopCitadel(ctx context.Context, root, path, status, reason string, now time.Time, daemon bool) (from string, err error) {
+// stopCitadel stops a record in Citadel's format, as its stopLoop does:
+// status and stopReason the stop word, stoppedAt and updatedAt; the free
+// text, when given, is kept as a note (notes is where a contract keeps
+// what people say about it), never in stopReason. The legacy daemon
+// accepts its own words only: completed for done and verifier-passed, else
+// stopped, with the shared word in stopReason.
+func stopCitadel(ctx context.Context, root, path, status, reason string, now time.Time, daemon bool) (ch change, err error) {
 	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
 		if daemon {
-			from, _, _ = st.String("status")
-		} else if from, err = citadel.RecordStatus(st); err != nil {
+			ch.from, _, _ = st.String("status")
+		} else if ch.from, err = citadel.RecordStatus(st); err != nil {
 			return err
 		}
-		if loop.IsStopped(strings.ToLower(from)) {
-			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, from, ErrAlreadyStopped)
+		if loop.IsStopped(strings.ToLower(ch.from)) || (daemon && slices.Contains(daemonStopped, strings.ToLower(ch.from))) {
+			return fmt.Errorf("%s has already stopped (%s): %w", st.Path, ch.from, ErrAlreadyStopped)
 		}
 		ts := loop.ISOTime(now)
+		ch.native = status
+		if daemon {
+			ch.native = daemonStopWord(status)
+		}
+		fields := []string{"status", "stoppedAt", "stopReason"}
 		for _, kv := range []struct {
 			k string
 			v any
-		}{{"status", status}, {"stoppedAt", ts}, {"stopReason", cmp.Or(reason, status)}} {
+		}{{"status", ch.native}, {"stoppedAt", ts}, {"stopReason", status}} {
 			if err := st.Set(kv.k, kv.v); err != nil {
 				return err
 			}
 		}
 		if !daemon {
-			return st.Set("updatedAt", ts)
+			fields = append(fields, "updatedAt")
+			if err := st.Set("updatedAt", ts); err != nil {
+				return err
+			}
+			if reason != "" {
+				fields = append(fields, "notes")
+				if err := citadel.AddNote(st, ts, "orbit loop stop ("+status+")", reason); err != nil {
+					return err
+				}
+			}
 		}
+		ch.wrote = []string{wroteFields(root, path, fields...)}
 		return nil
 	})
-	return from, err
+	return ch, err
 }
 
-// setCitadelStatus pauses or resumes a record: status and updatedAt.
-func setCitadelStatus(ctx context.Context, root, path, status string, allowed []string, now time.Time) (from string, err error) {
+// daemonStopped are the legacy daemon's own words for a daemon that has
+// ended (docs/DAEMON.md: a tick's status is completed).
+var daemonStopped = []string{"stopped", "completed"}
+
+// daemonStopWord is what orbit writes in daemon.json's status for a stop
+// with the shared word status: the daemon's own completed for a loop that
+// did its work, stopped for any other end.
+func daemonStopWord(status string) string {
+	if status == "done" || status == "verifier-passed" {
+		return "completed"
+	}
+	return "stopped"
+}
+
+// setCitadelStatus pauses (planned, running or waiting -> paused) or
+// resumes (paused or needs-human-review -> running) a record: status and
+// updatedAt. A resume also clears what the stop wrote (stoppedAt and
+// stopReason: the loop event journal keeps them), so that the record reads
+// as a running loop's, and says what continues it.
+func setCitadelStatus(ctx context.Context, root, path, id, kind string, now time.Time) (ch change, err error) {
+	allowed, status := []string{"planned", "running", "waiting"}, "paused"
+	if kind == loop.EventResume {
+		allowed, status = []string{"paused", "needs-human-review"}, "running"
+	}
 	err = loop.Edit(ctx, root, path, func(st *loop.State) error {
-		if from, err = citadel.RecordStatus(st); err != nil {
+		if ch.from, err = citadel.RecordStatus(st); err != nil {
 			return err
 		}
-		if !slices.Contains(allowed, from) {
-			return wrongState("%s is %s: only a loop that is %s can be %s", st.Path, from, strings.Join(allowed, " or "), verbed(status))
+		if !slices.Contains(allowed, ch.from) {
+			return wrongState("%s is %s: only a loop that is %s can be %s", st.Path, ch.from, strings.Join(allowed, " or "), verbed(status))
 		}
+		fields := []string{"status", "updatedAt"}
 		if err := st.Set("status", status); err != nil {
 			return err
 		}
+		if kind == loop.EventResume {
+			for _, k := range []string{"stoppedAt", "stopReason"} {
+				if _, ok := st.Raw(k); ok {
+					fields = append(fields, k+" (removed)")
+					if err := st.DeleteAt(k); err != nil {
+						return err
+					}
+				}
+			}
+			ch.next = "a paused `orbit loop run --loop " + id + "` goes on by itself; if none is running, `orbit loop run --loop " + id + "` continues it"
+		}
+		ch.wrote = []string{wroteFields(root, path, fields...)}
 		return st.Set("updatedAt", loop.ISOTime(now))
 	})
-	return from, err
+	return ch, err
 }
 
 func verbed(status string) string {

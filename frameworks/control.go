@@ -75,21 +75,19 @@ func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) 
 	if v.Framework == loop.ORBIT {
 		return c.stopOrbit(ctx, v, status, reason, now)
 	}
-	var from string
-	var data json.RawMessage
+	var ch change
 	var err error
 	switch {
 	case v.Framework == loop.Citadel && v.Type == "daemon":
-		from, err = stopCitadel(ctx, c.root(), path, status, reason, now, true)
+		ch, err = stopCitadel(ctx, c.root(), path, status, reason, now, true)
 	case v.Framework == loop.Citadel:
-		from, err = stopCitadel(ctx, c.root(), path, status, reason, now, false)
+		ch, err = stopCitadel(ctx, c.root(), path, status, reason, now, false)
 	case v.Framework == loop.CCW:
-		from, err = stopCCW(ctx, c.root(), path, status, reason, now)
+		ch, err = stopCCW(ctx, c.root(), path, status, reason, now)
 	case v.Framework == loop.Cavekit:
-		from = "active"
-		data, err = teardownCavekit(ctx, c.root(), now)
+		ch, err = teardownCavekit(ctx, c.root(), now)
 	case v.Framework == loop.Conductor:
-		from, err = stopConductor(ctx, c.root(), path, status, reason, now)
+		ch, err = stopConductor(ctx, c.root(), path, status, reason, now)
 	default:
 		err = fmt.Errorf("stop %s loops: %w", v.Framework, ErrNoControl)
 	}
@@ -97,30 +95,33 @@ func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) 
 		return loop.Event{}, c.relErr(err)
 	}
 	e := loop.EventFor(v, loop.EventStop, now)
-	e.Status, e.From, e.NativeStatus = status, v.Status, stoppedNative(v, status)
+	e.Status, e.From, e.NativeStatus = status, v.Status, cmp.Or(ch.native, status)
 	e.Detail = cmp.Or(reason, status)
-	if from != "" && from != v.NativeStatus {
-		e.Detail += " (the file said " + from + " when stopped)"
+	if ch.from != "" && ch.from != v.NativeStatus {
+		e.Detail += " (the file said " + ch.from + " when stopped)"
 	}
-	e.Data = data
+	e.Data, e.Wrote, e.Next = ch.data, ch.wrote, ch.next
 	return e, c.record(ctx, e)
 }
 
-// stoppedNative is the framework's own status after a stop.
-func stoppedNative(v loop.View, status string) string {
-	switch v.Framework {
-	case loop.CCW:
-		if status == "done" || status == "verifier-passed" {
-			return "completed"
-		}
-		return "failed"
-	case loop.Cavekit:
-		return "inactive"
-	case loop.Conductor:
-		return "COMPLETE/PASSED_WITH_WARNINGS"
-	default:
-		return status
-	}
+// change is what a control did to a framework's files.
+type change struct {
+	// from is the framework's own status before, as the file said.
+	from string
+	// native is the framework's own status after ("" when the shared
+	// word itself).
+	native string
+	// wrote lists what was written ("PATH: field, field", "removed PATH").
+	wrote []string
+	// next says what continues the loop, when something must.
+	next string
+	// data is kept with the event (a removed file's content).
+	data json.RawMessage
+}
+
+// wroteFields describes fields written in the file at path.
+func wroteFields(root, path string, fields ...string) string {
+	return loop.Rel(root, path) + ": " + strings.Join(fields, ", ")
 }
 
 // relErr names files relative to the project root in err's message.
@@ -154,21 +155,13 @@ func (c *Control) Resume(ctx context.Context, v loop.View, reason string) (loop.
 func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reason string) (loop.Event, error) {
 	now := c.Now()
 	path := filepath.Join(c.root(), filepath.FromSlash(v.Path))
-	var from string
+	var ch change
 	var err error
 	switch {
 	case v.Framework == loop.Citadel && v.Type != "daemon":
-		allowed := []string{"planned", "running", "waiting"}
-		if kind == loop.EventResume {
-			allowed = []string{"paused", "needs-human-review"}
-		}
-		from, err = setCitadelStatus(ctx, c.root(), path, status, allowed, now)
+		ch, err = setCitadelStatus(ctx, c.root(), path, v.ID, kind, now)
 	case v.Framework == loop.CCW:
-		need, want := "running", "paused"
-		if kind == loop.EventResume {
-			need, want = "paused", "running"
-		}
-		from, err = setCCWStatus(ctx, c.root(), path, want, need, now)
+		ch, err = setCCWStatus(ctx, c.root(), path, v.ID, kind, now)
 	default:
 		return loop.Event{}, fmt.Errorf("%s %s: %s: %w (it has no paused state; pause and resume exist for CCW loops and Citadel records)",
 			v.Framework, v.ID, kind, ErrNoControl)
@@ -178,9 +171,10 @@ func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reas
 	}
 	e := loop.EventFor(v, kind, now)
 	e.Status, e.NativeStatus, e.From, e.Detail = status, status, v.Status, reason
-	if from != "" && from != v.NativeStatus {
-		e.Detail = strings.TrimSpace(e.Detail + " (the file said " + from + ")")
+	if ch.from != "" && ch.from != v.NativeStatus {
+		e.Detail = strings.TrimSpace(e.Detail + " (the file said " + ch.from + ")")
 	}
+	e.Wrote, e.Next = ch.wrote, ch.next
 	return e, c.record(ctx, e)
 }
 

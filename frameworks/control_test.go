@@ -32,14 +32,19 @@ func TestStopEveryFramework(t *testing.T) {
 		{key: "citadel:pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z", status: "stopped", reason: "not this sprint",
 			check: func(t *testing.T, root string) {
 				m := looptest.ReadJSON(t, filepath.Join(root, ".planning/loops/pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json"))
-				if m["status"] != "stopped" || m["stopReason"] != "not this sprint" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" ||
+				// The word in stopReason (seed 001), the text a note.
+				if m["status"] != "stopped" || m["stopReason"] != "stopped" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" ||
 					m["updatedAt"] != "2026-03-09T12:00:00.000Z" {
 					t.Errorf("record after stop: status %v, stopReason %v, stoppedAt %v, updatedAt %v", m["status"], m["stopReason"], m["stoppedAt"], m["updatedAt"])
+				}
+				if notes, _ := m["notes"].([]any); len(notes) != 1 || notes[0].(map[string]any)["text"] != "not this sprint" {
+					t.Errorf("notes after stop: %v; want the reason as a note", m["notes"])
 				}
 			}},
 		{key: "citadel:daemon-{slug}", status: "budget-exhausted", check: func(t *testing.T, root string) {
 			m := looptest.ReadJSON(t, filepath.Join(root, ".planning/daemon.json"))
-			if m["status"] != "budget-exhausted" || m["stopReason"] != "budget-exhausted" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" {
+			// The daemon's own word in status, the shared one in stopReason.
+			if m["status"] != "stopped" || m["stopReason"] != "budget-exhausted" || m["stoppedAt"] != "2026-03-09T12:00:00.000Z" {
 				t.Errorf("daemon after stop: %v", m)
 			}
 		}},
@@ -73,7 +78,7 @@ func TestStopEveryFramework(t *testing.T) {
 				t.Errorf("loop_state after stop: %v", ls)
 			}
 			w, _ := m["warnings"].([]any)
-			if len(w) != 1 || w[0] != "orbit loop stop: needs-human-review: in-game checks" || m["stop_reason"] != "needs-human-review" {
+			if len(w) != 1 || w[0] != "needs-human-review: in-game checks (orbit loop stop)" || m["stop_reason"] != "needs-human-review" {
 				t.Errorf("warnings %v, stop_reason %v", m["warnings"], m["stop_reason"])
 			}
 		}},

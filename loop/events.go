@@ -54,6 +54,12 @@ type Event struct {
 	BudgetUsed    *float64        `json:"budget_used,omitempty"`
 	BudgetLimit   *float64        `json:"budget_limit,omitempty"`
 	Data          json.RawMessage `json:"data,omitempty"`
+	// Wrote says what a control wrote in the framework's own files
+	// ("PATH: field, field", "removed PATH").
+	Wrote []string `json:"wrote,omitempty"`
+	// Next says what continues the loop after a resume, when the
+	// framework's runner exited on the pause (CCW's skill does).
+	Next string `json:"next,omitempty"`
 }
 
 // EventFor is an event about the loop v, with v's snapshot.

@@ -132,7 +132,15 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 
 // decode reads a JSON body into v, refusing unknown fields, trailing data
 // and oversized bodies with a problem detail. It reports whether to go on.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+func decode(w http.ResponseWriter, r *http.Request, v any) bool { return decodeBody(w, r, v, false) }
+
+// decodeOptions decodes a body of options, as decode does, except that an
+// empty body means "no options": v is left as it is.
+func decodeOptions(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decodeBody(w, r, v, true)
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	data, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
@@ -142,6 +150,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err != nil {
 		problem(w, r, http.StatusBadRequest, "cannot read the request body", err.Error())
 		return false
+	}
+	if optional && len(bytes.TrimSpace(data)) == 0 {
+		return true
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -83,11 +83,16 @@ type LoopControlRequest struct {
 
 // LoopControlResult is what a stop, pause or resume did.
 type LoopControlResult struct {
-	Framework string     `json:"framework"`
-	ID        string     `json:"id"`
-	From      string     `json:"from"`
-	Status    string     `json:"status"`
-	Event     loop.Event `json:"event"`
+	Framework string `json:"framework"`
+	ID        string `json:"id"`
+	From      string `json:"from"`
+	Status    string `json:"status"`
+	// Wrote says what was written in the loop's own files.
+	Wrote []string `json:"wrote"`
+	// Next says what continues the loop, when something must (a resumed
+	// CCW loop: its skill exited on the pause).
+	Next  string     `json:"next,omitempty"`
+	Event loop.Event `json:"event"`
 }
 
 // handleLoopControl is POST /api/v1/loops/{id}/{action}: stop, pause or
@@ -98,8 +103,10 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 		problem(w, r, http.StatusNotFound, "no such loop action", action+": want stop, pause or resume")
 		return
 	}
+	// An empty body is no options: a stop as stopped, a pause or resume
+	// without a reason.
 	var req LoopControlRequest
-	if !decode(w, r, &req) {
+	if !decodeOptions(w, r, &req) {
 		return
 	}
 	if action == loop.EventStop {
@@ -135,7 +142,8 @@ func (s *Server) handleLoopControl(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("loops: %s %s: %s -> %s (%s)", v.Framework, v.ID, v.Status, e.Status, action)
 	s.changed()
-	writeJSON(w, http.StatusOK, LoopControlResult{Framework: v.Framework, ID: v.ID, From: v.Status, Status: e.Status, Event: e})
+	writeJSON(w, http.StatusOK, LoopControlResult{Framework: v.Framework, ID: v.ID, From: v.Status, Status: e.Status,
+		Wrote: append([]string{}, e.Wrote...), Next: e.Next, Event: e})
 }
 
 // loopProblem maps the loop package's errors to statuses: an id naming no

@@ -143,10 +143,11 @@ func TestLoopControl(t *testing.T) {
 		{"resume", `{}`, 200, "running/"},
 		{"stop", `{"status":"exploded"}`, 422, "running/"},
 		{"pause", `{"status":"blocked"}`, 422, "running/"},
-		{"stop", `{"reason":"stopped from the dashboard"}`, 200, "stopped/stopped from the dashboard"},
-		{"stop", `{}`, 409, "stopped/stopped from the dashboard"},
-		{"explode", `{}`, 404, "stopped/stopped from the dashboard"},
-		{"stop", `{"unknown":1}`, 400, "stopped/stopped from the dashboard"},
+		// The word in stopReason; the reason is a note (seed 001).
+		{"stop", `{"reason":"stopped from the dashboard"}`, 200, "stopped/stopped"},
+		{"stop", `{}`, 409, "stopped/stopped"},
+		{"explode", `{}`, 404, "stopped/stopped"},
+		{"stop", `{"unknown":1}`, 400, "stopped/stopped"},
 	} {
 		r := e.post(path+"/"+step.action, step.body)
 		wantStatus(t, step.action+" "+step.body, r, step.status)
@@ -208,4 +209,54 @@ func TestKnowledgeMatch(t *testing.T) {
 	}
 	r = e.request("POST", "/api/v1/knowledge/match", "", strings.NewReader(`{"text":"x"}`))
 	wantStatus(t, "knowledge match without the token", r, 401)
+}
+
+// TestLoopControlEmptyBody: an empty body means no options (issue 18):
+// the dashboard's and curl's bare POST stops, pauses and resumes, and the
+// answer to a CCW resume says what continues the loop, since CCW's skill
+// exits on a pause.
+func TestLoopControlEmptyBody(t *testing.T) {
+	e := loopsEnv(t)
+	const id = "loop-v2-20260122-abc123"
+	path := "/api/v1/loops/" + id
+	for _, step := range []struct {
+		action, body string
+	}{{"pause", ""}, {"resume", " \n"}, {"pause", ""}, {"resume", ""}} {
+		var r response
+		if step.body == "" {
+			r = e.request("POST", path+"/"+step.action, testToken, nil)
+		} else {
+			r = e.post(path+"/"+step.action, step.body)
+		}
+		wantStatus(t, step.action+" with an empty body", r, 200)
+		var res server.LoopControlResult
+		r.decodeJSON(t, &res)
+		want := ""
+		if step.action == "resume" {
+			want = "/ccw-loop --loop-id=" + id + " --auto"
+		}
+		if res.Next != want || res.Event.Next != want {
+			t.Errorf("%s: next %q (event %q); want %q", step.action, res.Next, res.Event.Next, want)
+		}
+		if len(res.Wrote) != 1 || res.Wrote[0] != ".workflow/.loop/"+id+".json: status, updated_at" {
+			t.Errorf("%s: wrote %q", step.action, res.Wrote)
+		}
+	}
+	r := e.request("POST", path+"/stop", testToken, nil)
+	wantStatus(t, "stop with no body", r, 200)
+	var res server.LoopControlResult
+	r.decodeJSON(t, &res)
+	if res.Status != "stopped" {
+		t.Errorf("stop with no body: status %q; want stopped", res.Status)
+	}
+	// The resume is recorded, with what continues the loop.
+	var nexts []string
+	for _, ev := range e.lines(loop.EventsFile) {
+		if ev["loop"] == id && ev["event"] == "resume" {
+			nexts = append(nexts, ev["next"].(string))
+		}
+	}
+	if len(nexts) != 2 || nexts[0] != "/ccw-loop --loop-id="+id+" --auto" {
+		t.Errorf("resume events record next %q", nexts)
+	}
 }

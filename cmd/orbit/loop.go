@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 
@@ -122,25 +123,19 @@ func loopControlRun(ctx context.Context, f *Factory, id, kind, status, reason st
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.Out, "%s %s: %s -> %s (%s)\n", v.Framework, v.ID, v.Status, e.Status, describeChange(v, kind))
+	printControl(f.IO.Out, v, e)
 	return nil
 }
 
-// describeChange says what was written, in the loop's own format.
-func describeChange(v loop.View, kind string) string {
-	if kind != loop.EventStop {
-		return "status in " + v.Path
+// printControl says what a stop, pause or resume did: the status change,
+// what was written in the loop's own files, and what continues the loop.
+func printControl(w io.Writer, v loop.View, e loop.Event) {
+	wrote := "status in " + v.Path
+	if len(e.Wrote) > 0 {
+		wrote = strings.Join(e.Wrote, "; ")
 	}
-	switch v.Framework {
-	case loop.Citadel:
-		return "status, stoppedAt, stopReason in " + v.Path
-	case loop.CCW:
-		return "status, failure_reason, completed_at in " + v.Path
-	case loop.Cavekit:
-		return "torn down: " + frameworks.CavekitLoopFile + " removed"
-	case loop.Conductor:
-		return "COMPLETE/PASSED_WITH_WARNINGS with a warning, stop_reason in " + v.Path
-	default:
-		return "active false, stop_reason in " + v.Path
+	fmt.Fprintf(w, "%s %s: %s -> %s (%s)\n", v.Framework, v.ID, v.Status, e.Status, wrote)
+	if e.Next != "" {
+		fmt.Fprintf(w, "to continue: %s\n", e.Next)
 	}
 }

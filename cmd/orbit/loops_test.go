@@ -240,7 +240,7 @@ func TestLoopRunAndStopConcurrently(t *testing.T) {
 		t.Errorf("run: exit %d, %q", res.code, res.stdout)
 	}
 	m := p.json(".planning/loops/" + id + ".json")
-	if m["status"] != "stopped" || m["stopReason"] != "operator" || len(m["runs"].([]any)) != 1 {
+	if m["status"] != "stopped" || m["stopReason"] != "stopped" || len(m["runs"].([]any)) != 1 || !strings.Contains(p.read(".planning/loops/"+id+".json"), `"text": "operator"`) {
 		t.Errorf("record: %v / %v, %d runs\n%s\nrun stderr: %s", m["status"], m["stopReason"], len(m["runs"].([]any)), p.read(".planning/loops/"+id+".json"), res.stderr)
 	}
 }
@@ -287,12 +287,15 @@ func TestLoopStopByID(t *testing.T) {
 		stdout string
 	}{
 		{[]string{"loop-v2-20260122-abc123", "--status", "budget-exhausted", "--reason", "spent"},
-			"ccw loop-v2-20260122-abc123: running -> budget-exhausted (status, failure_reason, completed_at in .workflow/.loop/loop-v2-20260122-abc123.json)\n"},
-		{[]string{"cavekit"}, "cavekit cavekit: running -> stopped (torn down: .cavekit/.loop.json removed)\n"},
+			"ccw loop-v2-20260122-abc123: running -> budget-exhausted (.workflow/.loop/loop-v2-20260122-abc123.json: status, failure_reason, completed_at, updated_at)\n"},
+		// done: completed, and no failure_reason written nor claimed.
+		{[]string{"loop-v2-20260123-def456", "--status", "done"},
+			"ccw loop-v2-20260123-def456: paused -> done (.workflow/.loop/loop-v2-20260123-def456.json: status, completed_at, updated_at)\n"},
+		{[]string{"cavekit"}, "cavekit cavekit: running -> stopped (removed .cavekit/.loop.json; .cavekit/state.md: phase, updated_at)\n"},
 		{[]string{"platoon", "--reason", "descoped"},
-			"conductor platoon-operations_20260913: planned -> stopped (COMPLETE/PASSED_WITH_WARNINGS with a warning, stop_reason in conductor/tracks/platoon-operations_20260913/metadata.json)\n"},
+			"conductor platoon-operations_20260913: planned -> stopped (conductor/tracks/platoon-operations_20260913/metadata.json: loop_state.current_step, loop_state.step_status, warnings, autonomous_decisions, status, completed_at, stop_reason; conductor/tracks.md: absent; nothing to update)\n"},
 		{[]string{"pr-watch", "--status", "unsafe-to-continue"},
-			"citadel pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z: planned -> unsafe-to-continue (status, stoppedAt, stopReason in .planning/loops/pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json)\n"},
+			"citadel pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z: planned -> unsafe-to-continue (.planning/loops/pr-watch-pr-review-and-repair-2026-11-29T19-19-30-743Z.json: status, stoppedAt, stopReason, updatedAt)\n"},
 	}
 	for _, tt := range tests {
 		res := p.mustRun(append([]string{"loop", "stop"}, tt.args...)...)
@@ -323,7 +326,7 @@ func TestLoopStopByID(t *testing.T) {
 	}{
 		{[]string{"cavekit"}, exitError, "cavekit cavekit has already stopped (stopped): nothing to stop"},
 		{[]string{"nothing"}, exitError, `no loop "nothing"`},
-		{[]string{"loop-v2", "--status", "stopped"}, exitOK, ""}, // only def456 can still be stopped
+		{[]string{"loop-v2", "--status", "stopped"}, exitUsage, "matches 2 loops"}, // both CCW loops have stopped: the id must name one
 		{[]string{"x", "--status", "finished"}, exitUsage, `--status "finished" is not allowed`},
 		{[]string{"a", "b"}, exitUsage, "expected at most one loop ID"},
 	} {
@@ -336,10 +339,12 @@ func TestLoopStopByID(t *testing.T) {
 
 func TestLoopPauseResume(t *testing.T) {
 	p := frameworkProject(t, "project")
-	if res := p.mustRun("loop", "pause", "loop-v2-20260122-abc123", "--reason", "lunch"); res.stdout != "ccw loop-v2-20260122-abc123: running -> paused (status in .workflow/.loop/loop-v2-20260122-abc123.json)\n" {
+	if res := p.mustRun("loop", "pause", "loop-v2-20260122-abc123", "--reason", "lunch"); res.stdout != "ccw loop-v2-20260122-abc123: running -> paused (.workflow/.loop/loop-v2-20260122-abc123.json: status, updated_at)\n" {
 		t.Errorf("pause: %q", res.stdout)
 	}
-	if res := p.mustRun("loop", "resume", "loop-v2-20260122-abc123"); !strings.Contains(res.stdout, "paused -> running") {
+	// CCW's skill exited on the pause: the resume says what continues it.
+	if res := p.mustRun("loop", "resume", "loop-v2-20260122-abc123"); res.stdout != "ccw loop-v2-20260122-abc123: paused -> running (.workflow/.loop/loop-v2-20260122-abc123.json: status, updated_at)\n"+
+		"to continue: /ccw-loop --loop-id=loop-v2-20260122-abc123 --auto\n" {
 		t.Errorf("resume: %q", res.stdout)
 	}
 	if res := p.run("loop", "pause", "cavekit"); res.code != exitError || !strings.Contains(res.stderr, "it has no paused state") {
