@@ -10,6 +10,7 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/server"
 	"github.com/orbit-loop/orbit/trust"
@@ -25,6 +26,7 @@ var viewRoutes = []route{
 	{"GET", "/api/v1/trust/chart.svg", (*Server).handleTrustChart},
 	{"GET", "/api/v1/stale", (*Server).handleStale},
 	{"GET", "/api/v1/loops", (*Server).handleLoops},
+	{"GET", "/api/v1/precedent", (*Server).handlePrecedent},
 }
 
 func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
@@ -198,3 +200,43 @@ func (s *Server) handleLoops(w http.ResponseWriter, r *http.Request, a Access) {
 	}
 	server.WriteJSON(w, http.StatusOK, ls)
 }
+
+// Values of the precedent endpoint's incorrect parameter.
+var incorrectParams = map[string]precedent.Incorrect{"surface": precedent.Surface, "rank_last": precedent.RankLast, "include": precedent.Include, "exclude": precedent.Exclude}
+
+func (s *Server) handlePrecedent(w http.ResponseWriter, r *http.Request, a Access) {
+	p, ok := s.scope(w, r, a, true)
+	if !ok {
+		return
+	}
+	q := r.URL.Query().Get("q")
+	k, err := queryInt(r, "k", 3, 1, 100)
+	opts := precedent.Options{K: k}
+	if err == nil {
+		opts.Category, err = oneOfParam(r, "category", journal.Categories)
+	}
+	if err == nil {
+		var inc string
+		inc, err = oneOfParam(r, "incorrect", []string{"surface", "rank_last", "include", "exclude"})
+		opts.Incorrect = incorrectParams[inc]
+	}
+	if err == nil && strings.TrimSpace(q) == "" {
+		err = &BadBatchError{"q is required: the text to find similar decisions for"}
+	}
+	if err == nil && len(q) > maxQueryBytes {
+		err = &BadBatchError{fmt.Sprintf("q is %d bytes; at most %d", len(q), maxQueryBytes)}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	hits, err := s.store.Precedent(r.Context(), p, q, opts)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	server.WriteJSON(w, http.StatusOK, hits)
+}
+
+// maxQueryBytes bounds a precedent query.
+const maxQueryBytes = 64 << 10

@@ -632,14 +632,14 @@ func (in *ingest) insertEvents(ctx context.Context, evs []eventRow) error {
 	outs := make([][]any, 0, len(order))
 	for _, id := range order {
 		e := latest[id]
-		outs = append(outs, []any{in.project, id, e.outcome, e.atNS, e.srcRank, e.line})
+		outs = append(outs, []any{in.project, id, e.outcome, e.atNS, e.srcRank, e.line, clean(e.ts), clean(e.evidence)})
 	}
 	if len(outs) == 0 {
 		return nil
 	}
-	err = in.insertMany(ctx, `INSERT INTO hub_outcomes (project_id, decision_id, outcome, at_ns, src_rank, line)`,
+	err = in.insertMany(ctx, `INSERT INTO hub_outcomes (project_id, decision_id, outcome, at_ns, src_rank, line, ts, evidence)`,
 		`ON CONFLICT (project_id, decision_id) DO UPDATE SET outcome = excluded.outcome, at_ns = excluded.at_ns,
-			src_rank = excluded.src_rank, line = excluded.line
+			src_rank = excluded.src_rank, line = excluded.line, ts = excluded.ts, evidence = excluded.evidence
 		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (hub_outcomes.at_ns, hub_outcomes.src_rank, hub_outcomes.line)`, outs, nil)
 	if err != nil {
 		return fmt.Errorf("push %s: current outcomes: %w", in.project, err)

@@ -303,7 +303,8 @@ type decisionRow struct {
 
 const decisionSelect = `SELECT d.project_id, d.id, d.line, d.byte_offset AS seq, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
-	d.requestor, d.context, d.request_id, coalesce(o.outcome, 'PENDING') AS outcome
+	d.requestor, d.context, d.request_id, coalesce(o.outcome, 'PENDING') AS outcome,
+	coalesce(o.ts, '') AS outcome_ts, coalesce(o.evidence, '') AS outcome_evidence
 	FROM hub_decisions d LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id`
 
 // DecisionFilter narrows a listing of decisions (as `orbit log`).

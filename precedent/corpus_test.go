@@ -30,6 +30,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/orbit-loop/orbit/internal/precedenteval"
 	"github.com/orbit-loop/orbit/journal"
 )
 
@@ -123,18 +124,7 @@ type corpusRetrograde struct {
 }
 
 // corpusQuery is one line of queries.jsonl.
-type corpusQuery struct {
-	ID       string `json:"id"`
-	Query    string `json:"query"`
-	Category string `json:"category"`
-	Topic    string `json:"topic"`
-	Kind     string `json:"kind"`
-	// AsOfLine, when set, asks the query when only the journal's first
-	// AsOfLine lines exist; Relevant and Avoid are as of then.
-	AsOfLine int      `json:"as_of_line,omitempty"`
-	Relevant []string `json:"relevant"`
-	Avoid    []string `json:"avoid"`
-}
+type corpusQuery = precedenteval.Query
 
 // corpusEvent is a verdict: line Line says decision Target was Outcome.
 type corpusEvent struct {
@@ -1047,64 +1037,9 @@ func corpusCheckQueries(t *testing.T, c *corpus) {
 // --- baselines -------------------------------------------------------------
 
 // corpusMetrics accumulates recall@3 and MRR@10 as defined in
-// testdata/precedent/README.md.
-type corpusMetrics struct {
-	n           int
-	recall, rr  float64
-	avoidInTop3 int
-	// withAvoid counts the queries that have a failed precedent (a
-	// relevant decision proved INCORRECT), avoidShown those of them whose
-	// top 3 shows one.
-	withAvoid, avoidShown int
-}
-
-func (m *corpusMetrics) add(ranked []string, relevant, avoid []string) {
-	rel := map[string]bool{}
-	for _, id := range relevant {
-		rel[id] = true
-	}
-	hits, shown := 0, false
-	for _, id := range ranked[:min(3, len(ranked))] {
-		if rel[id] {
-			hits++
-		}
-		if slices.Contains(avoid, id) {
-			m.avoidInTop3++
-			shown = true
-		}
-	}
-	if len(avoid) > 0 {
-		m.withAvoid++
-		if shown {
-			m.avoidShown++
-		}
-	}
-	m.recall += float64(hits) / float64(min(len(relevant), 3))
-	for i, id := range ranked[:min(10, len(ranked))] {
-		if rel[id] {
-			m.rr += 1 / float64(i+1)
-			break
-		}
-	}
-	m.n++
-}
-
-func (m corpusMetrics) String() string {
-	if m.n == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("R@3 %.3f  MRR %.3f", m.recall/float64(m.n), m.rr/float64(m.n))
-}
-
-// avoidRecall is the share of the queries with a failed precedent whose
-// top 3 shows one: seed 000 asks the loop to see them, so as not to repeat
-// them.
-func (m corpusMetrics) avoidRecall() float64 {
-	if m.withAvoid == 0 {
-		return 0
-	}
-	return float64(m.avoidShown) / float64(m.withAvoid)
-}
+// testdata/precedent/README.md (precedenteval, shared with the hub's
+// evaluation).
+type corpusMetrics = precedenteval.Metrics
 
 var corpusStop = map[string]bool{}
 
@@ -1162,7 +1097,7 @@ func TestCorpusBaselines(t *testing.T) {
 		if res[k] == nil {
 			res[k] = &corpusMetrics{}
 		}
-		res[k].add(ranked, q.Relevant, q.Avoid)
+		res[k].Add(ranked, q.Relevant, q.Avoid)
 	}
 	for _, q := range queries {
 		n := len(raws)
@@ -1200,7 +1135,7 @@ func TestCorpusBaselines(t *testing.T) {
 		if res[key{systems[0], g}] == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%-16s%4d", g, res[key{systems[0], g}].n)
+		fmt.Fprintf(&b, "\n%-16s%4d", g, res[key{systems[0], g}].N)
 		for _, s := range systems {
 			fmt.Fprintf(&b, " | %-40s", res[key{s, g}])
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/precedenteval"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -60,22 +61,11 @@ func evalIndex(tb testing.TB, lines []string, n int) *db.Store {
 // queries.
 func loadCorpus(tb testing.TB) (lines []string, queries []corpusQuery) {
 	tb.Helper()
-	jdata, err := os.ReadFile(filepath.Join(corpusDir, "journal.jsonl"))
+	lines, queries, err := precedenteval.Load(corpusDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	qdata, err := os.ReadFile(filepath.Join(corpusDir, "queries.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSuffix(string(qdata), "\n"), "\n") {
-		var q corpusQuery
-		if err := json.Unmarshal([]byte(l), &q); err != nil {
-			tb.Fatal(err)
-		}
-		queries = append(queries, q)
-	}
-	return strings.Split(strings.TrimSuffix(string(jdata), "\n"), "\n"), queries
+	return lines, queries
 }
 
 // TestEvalPrecedent measures recall@3 and MRR of precedent search on the
@@ -114,7 +104,7 @@ func TestEvalPrecedent(t *testing.T) {
 			if res[k] == nil {
 				res[k] = &corpusMetrics{}
 			}
-			res[k].add(ranked, q.Relevant, q.Avoid)
+			res[k].Add(ranked, q.Relevant, q.Avoid)
 		}
 	}
 	ctx := context.Background()
@@ -213,7 +203,7 @@ func TestEvalPrecedent(t *testing.T) {
 		if m == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d |", g, m.n)
+		fmt.Fprintf(&b, "| %s | %d |", g, m.N)
 		for _, s := range systems {
 			fmt.Fprintf(&b, " %s |", res[key{s, g}])
 		}
@@ -225,9 +215,9 @@ func TestEvalPrecedent(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(systems)))
 	for _, g := range []string{"all", "failed-precedent", "as_of"} {
-		fmt.Fprintf(&b, "| %s | %d |", g, res[key{systems[0], g}].withAvoid)
+		fmt.Fprintf(&b, "| %s | %d |", g, res[key{systems[0], g}].WithAvoid)
 		for _, s := range systems {
-			fmt.Fprintf(&b, " %.3f |", res[key{s, g}].avoidRecall())
+			fmt.Fprintf(&b, " %.3f |", res[key{s, g}].AvoidRecall())
 		}
 		b.WriteByte('\n')
 	}
@@ -238,7 +228,7 @@ func TestEvalPrecedent(t *testing.T) {
 		}
 	}
 
-	recall := func(s string) float64 { m := res[key{s, "all"}]; return m.recall / float64(m.n) }
+	recall := func(s string) float64 { return res[key{s, "all"}].RecallAt3() }
 	if got := recall(systems[0]); got < 0.8 {
 		t.Errorf("orbit precedent recall@3 = %.3f over all queries; want at least 0.8", got)
 	}
@@ -250,7 +240,7 @@ func TestEvalPrecedent(t *testing.T) {
 	// A failed precedent must reach the loop: on the queries that propose a
 	// failed idea again, one is in the top 3 for nearly every query, and
 	// surfacing them costs no recall.
-	avoid := func(s, g string) float64 { return res[key{s, g}].avoidRecall() }
+	avoid := func(s, g string) float64 { return res[key{s, g}].AvoidRecall() }
 	if got := avoid(systems[0], "failed-precedent"); got < 0.95 {
 		t.Errorf("failed precedents shown in the top 3 on failed-precedent queries = %.3f; want at least 0.95", got)
 	}

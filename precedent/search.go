@@ -118,10 +118,7 @@ type Hit struct {
 // that a near-exact precedent is never lost to age (see score).
 func Search(ctx context.Context, store *db.Store, query string, opts Options) ([]Hit, error) {
 	opts.defaults()
-	tokens := Tokens(query)
-	if len(tokens) > maxTerms {
-		tokens = tokens[:maxTerms]
-	}
+	tokens := QueryTerms(query)
 	if len(tokens) == 0 {
 		return nil, nil
 	}
@@ -130,6 +127,15 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 		return nil, err
 	}
 	return rank(ctx, store, scores, opts)
+}
+
+// QueryTerms are the words a search looks for: Tokens, at most maxTerms.
+func QueryTerms(query string) []string {
+	tokens := Tokens(query)
+	if len(tokens) > maxTerms {
+		tokens = tokens[:maxTerms]
+	}
+	return tokens
 }
 
 // maxTerms bounds the words of one search (the first ones: a hook passing
@@ -361,42 +367,13 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 	if err != nil {
 		return nil, err
 	}
-	type cand struct {
-		db.Brief
-		score float64
-		avoid bool
-	}
-	cands := make([]cand, 0, len(briefs))
+	cands := make([]Hit, 0, len(briefs))
 	for _, b := range briefs {
-		c := cand{Brief: b, score: scores[b.Seq], avoid: b.Outcome == journal.OutcomeIncorrect}
-		if opts.Category != "" && b.Category == opts.Category {
-			c.score *= opts.CategoryBoost
-		}
-		if c.avoid && opts.Incorrect == Exclude || b.ID == opts.Skip && b.ID != "" {
-			continue
-		}
-		cands = append(cands, c)
+		h := Hit{Score: scores[b.Seq], Seq: b.Seq}
+		h.ID, h.Category, h.Outcome = b.ID, b.Category, b.Outcome
+		cands = append(cands, h)
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if opts.Incorrect == RankLast && a.avoid != b.avoid {
-			if a.avoid {
-				return 1
-			}
-			return -1
-		}
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		case a.Seq > b.Seq:
-			return -1
-		case a.Seq < b.Seq:
-			return 1
-		}
-		return 0
-	})
-	cands = surface(cands, opts, func(c cand) (float64, bool) { return c.score, c.avoid })
+	cands = Order(cands, opts)
 	top := make([]int64, len(cands))
 	for i, c := range cands {
 		top[i] = c.Seq
@@ -415,8 +392,8 @@ func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts O
 		if !ok {
 			continue
 		}
-		h := Hit{DecisionView: journal.ViewOf(d), Score: c.score, Avoid: c.avoid, Seq: d.Seq}
-		if c.avoid {
+		h := Hit{DecisionView: journal.ViewOf(d), Score: c.Score, Avoid: c.Avoid, Seq: d.Seq}
+		if c.Avoid {
 			h.JudgedBy = d.OutcomeBy
 		}
 		hits = append(hits, h)
@@ -449,6 +426,47 @@ func surface[C any](cands []C, opts Options, of func(C) (score float64, avoid bo
 		}
 	}
 	return top
+}
+
+// Order ranks scored candidates as Search does, and keeps the best opts.K
+// (surface): decisions proved wrong (Outcome INCORRECT, marked Avoid) after
+// the others, left out, or ranked like the others, as opts.Incorrect says;
+// opts.Skip left out; a same-category boost on Score; then Score, then the
+// newer (higher Seq) first. Another index (the hub) scores its candidates
+// its own way and orders them with this.
+func Order(cands []Hit, opts Options) []Hit {
+	opts.defaults()
+	out := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		c.Avoid = c.Outcome == journal.OutcomeIncorrect
+		if opts.Category != "" && c.Category == opts.Category {
+			c.Score *= opts.CategoryBoost
+		}
+		if c.Avoid && opts.Incorrect == Exclude || c.ID == opts.Skip && c.ID != "" {
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		if opts.Incorrect == RankLast && a.Avoid != b.Avoid {
+			if a.Avoid {
+				return 1
+			}
+			return -1
+		}
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		case a.Seq > b.Seq:
+			return -1
+		case a.Seq < b.Seq:
+			return 1
+		}
+		return 0
+	})
+	return surface(out, opts, func(c Hit) (float64, bool) { return c.Score, c.Avoid })
 }
 
 // Describe is a one-line summary of a hit for a terminal or a hook prompt.

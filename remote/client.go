@@ -136,3 +136,26 @@ func IsUnreachable(err error) bool {
 	var ce *hub.ConflictError
 	return err != nil && !errors.As(err, &he) && !errors.As(err, &ce) && !errors.Is(err, context.Canceled)
 }
+
+// PrecedentQuery asks a hub for precedents: of one project, or of every
+// project the token reads (Project "*").
+type PrecedentQuery struct {
+	Project, Query, Category string
+	K                        int
+	// Incorrect is surface (default), rank_last, include or exclude.
+	Incorrect string
+}
+
+// Precedent returns the hub's most similar past decisions, best first.
+func (c *Client) Precedent(ctx context.Context, pq PrecedentQuery) ([]hub.PrecedentHit, error) {
+	q := url.Values{"project": {pq.Project}, "q": {pq.Query}, "k": {strconv.Itoa(pq.K)}}
+	if pq.Category != "" {
+		q.Set("category", pq.Category)
+	}
+	if pq.Incorrect != "" {
+		q.Set("incorrect", pq.Incorrect)
+	}
+	var hits []hub.PrecedentHit
+	err := c.Get(ctx, "/api/v1/precedent", q, &hits)
+	return hits, err
+}

@@ -147,3 +147,65 @@ func TestPushWatchSurvivesHubDown(t *testing.T) {
 		t.Errorf("push --watch said %d times that it retries; want once per outage:\n%s", n, errOut.String())
 	}
 }
+
+// TestPrecedentRemote asks a hub for precedents: of this project with its
+// own token, of every project with a fleet token (each hit says its
+// project), and refuses --all-projects to a project's token.
+func TestPrecedentRemote(t *testing.T) {
+	ctx := context.Background()
+	store, err := hub.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "hub.db"), hub.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ts := httptest.NewServer(hub.NewServer(store, hub.Config{Admin: "admin-token-0123456789abcdef0123"}).Handler())
+	defer ts.Close()
+	var ids []string
+	var projects []*testProject
+	for _, input := range []string{"Pin the billing service to Postgres 16", "Pin the search service to Postgres 15"} {
+		p := newProject(t)
+		p.write(journalRel, `{"id":"iter-1-1","iteration":1,"tier":"auto_approve","depth":"trivial","category":"architecture","input":"`+input+`","decision":"APPROVED"}`+"\n")
+		p.mustRun("init")
+		p.mustRun("remote", "add", "hub", ts.URL)
+		res := orbit(t, env{vars: map[string]string{"ORBIT_TOKEN": "admin-token-0123456789abcdef0123"}}, "--root", p.root, "push")
+		if res.code != exitOK {
+			t.Fatalf("push: %d %s", res.code, res.stderr)
+		}
+		proj, _ := project.New(p.root, "")
+		id, _ := proj.ReadIdentity()
+		ids = append(ids, id.ID)
+		projects = append(projects, p)
+	}
+	own, err := store.CreateToken(ctx, ids[0], hub.ScopePush, "", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet, err := store.CreateToken(ctx, hub.AllProjects, hub.ScopeRead, "", testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := projects[0]
+	res := orbit(t, env{vars: map[string]string{"ORBIT_TOKEN": own}}, "--root", p.root, "precedent", "--remote", "hub", "Postgres version pin")
+	if res.code != exitOK || !strings.HasPrefix(res.stdout, "iter-1-1\t1\tarchitecture\tAPPROVED\tPENDING\t") || !strings.HasSuffix(res.stdout, "\tPin the billing service to Postgres 16\n") || strings.Count(res.stdout, "\n") != 1 {
+		t.Errorf("precedent --remote with the project's token: exit %d\n%s%s; want its one decision", res.code, res.stdout, res.stderr)
+	}
+	res = orbit(t, env{vars: map[string]string{"ORBIT_TOKEN": own}}, "--root", p.root, "precedent", "--remote", "hub", "--all-projects", "Postgres")
+	if res.code != exitError || !strings.Contains(res.stderr, "403") {
+		t.Errorf("--all-projects with a project's token: exit %d, %q; want a 403", res.code, res.stderr)
+	}
+	res = orbit(t, env{vars: map[string]string{"ORBIT_TOKEN": fleet}}, "--root", p.root, "precedent", "--remote", "hub", "--all-projects", "--json=project,id,input", "Postgres")
+	var hits []struct{ Project, ID, Input string }
+	if err := json.Unmarshal([]byte(res.stdout), &hits); err != nil || res.code != exitOK {
+		t.Fatalf("--all-projects --json: exit %d, %v\n%s%s", res.code, err, res.stdout, res.stderr)
+	}
+	got := map[string]string{}
+	for _, h := range hits {
+		got[h.Project] = h.Input
+	}
+	if len(hits) != 2 || got[ids[0]] != "Pin the billing service to Postgres 16" || got[ids[1]] != "Pin the search service to Postgres 15" {
+		t.Errorf("--all-projects hits = %+v; want one of each project, each with its project", hits)
+	}
+	if res := p.run("precedent", "--all-projects", "x"); res.code != exitUsage {
+		t.Errorf("--all-projects without --remote: exit %d; want 2", res.code)
+	}
+}

@@ -33,4 +33,4 @@ func sub(dir string) fs.FS {
 
 // Version is the schema version this binary expects: the newest migration of
 // each dialect.
-const Version = 1
+const Version = 2
