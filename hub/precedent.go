@@ -33,7 +33,10 @@ var pgIDF = true
 
 // dfCap bounds the count of decisions holding a word: past it, a word is
 // common, and counting further would cost more than it tells.
-const dfCap = 10000
+const dfCap = 5000
+
+// candidateLimit bounds the decisions ranked when every word is common.
+const candidateLimit = 20000
 
 // precedentPool is how many of the best matches (by the plain rank of all
 // the query's words) are scored word by word with idf.
@@ -132,6 +135,20 @@ func (s *Store) pgCandidates(ctx context.Context, projectID string, tokens []str
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
+	// The candidates are the decisions holding a word that is not common
+	// (held by fewer than dfCap): a common word matches too much to be worth
+	// ranking every decision that holds it, and adds little to the score.
+	// When every word is common, any of them, up to candidateLimit matches.
+	var rare []string
+	for i, t := range tokens {
+		if n[i+1] > 0 && n[i+1] < dfCap {
+			rare = append(rare, t)
+		}
+	}
+	if len(rare) == 0 {
+		rare = tokens
+	}
+	all := strings.Join(tokens, " | ")
 	var score strings.Builder
 	scoreArgs := []any{}
 	if !pgIDF {
@@ -159,17 +176,20 @@ func (s *Store) pgCandidates(ctx context.Context, projectID string, tokens []str
 	if score.Len() == 0 {
 		return nil, nil
 	}
-	q := `WITH pool AS (
-			SELECT d.project_id, d.id, d.byte_offset, d.category, d.input, d.search FROM hub_decisions d CROSS JOIN to_tsquery('english', ?) q
-			WHERE d.search @@ q` + cond + ` ORDER BY ` + pgRank + ` DESC, d.byte_offset DESC LIMIT ?)
+	q := `WITH matches AS (
+			SELECT d.project_id, d.id, d.byte_offset, d.category, d.input, d.search FROM hub_decisions d
+			WHERE d.search @@ to_tsquery('english', ?)` + cond + ` LIMIT ?),
+		pool AS (
+			SELECT d.* FROM matches d CROSS JOIN to_tsquery('english', ?) q
+			ORDER BY ` + pgRank + ` DESC, d.byte_offset DESC LIMIT ?)
 		SELECT d.project_id, d.id, d.byte_offset AS seq, d.category, coalesce(o.outcome, 'PENDING') AS outcome, ` + score.String() + ` AS score
 		FROM pool d CROSS JOIN to_tsquery('english', ?) q
 		LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
 		ORDER BY score DESC, d.byte_offset DESC LIMIT ?`
-	all := append(append([]any{strings.Join(tokens, " | ")}, args...), precedentPool)
-	all = append(append(all, scoreArgs...), strings.Join(tokens, " | "), orderPool(k))
+	qargs := append(append([]any{strings.Join(rare, " | ")}, args...), candidateLimit, all, precedentPool)
+	qargs = append(append(qargs, scoreArgs...), all, orderPool(k))
 	var cands []precedentCand
-	err := s.DB.SelectContext(ctx, &cands, s.q(q), all...)
+	err := s.DB.SelectContext(ctx, &cands, s.q(q), qargs...)
 	return cands, err
 }
 

@@ -47,6 +47,7 @@ func demoFiles(tb testing.TB) map[string]string {
 // hub holds every chunk of every journal exactly once, byte for byte, with
 // the records the local index derives from them.
 func TestPushStoresEveryChunkOnce(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		url := serve(t, s)
 		p := newProject(t, "alpha", demoFiles(t))
@@ -137,6 +138,7 @@ func must[T any](v T, err error) T {
 // whose outcomes arrive in later lines and in the retrograde journal,
 // pushed in many small batches (outcomes before their decisions, too).
 func TestTrustEqualsLocal(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		url := serve(t, s)
 		journalText := synthJournal(t, 3000, 7)
@@ -162,6 +164,7 @@ func TestTrustEqualsLocal(t *testing.T) {
 // answer lost): it is refused, nothing is stored twice, and the next push
 // goes on from where the hub stands.
 func TestRepeatedBatchIsRefused(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		url := serve(t, s)
 		text := synthJournal(t, 200, 3)
@@ -193,6 +196,7 @@ func TestRepeatedBatchIsRefused(t *testing.T) {
 // held back and reported, the hub's copy is untouched, and the other
 // journals still go.
 func TestRewrittenPastIsHeld(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		url := serve(t, s)
 		text := synthJournal(t, 5, 4)
@@ -223,6 +227,7 @@ func TestRewrittenPastIsHeld(t *testing.T) {
 // TestUnterminatedLineWaits: a last line still being written is not
 // pushed; once complete, it is.
 func TestUnterminatedLineWaits(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		url := serve(t, s)
 		text := synthJournal(t, 3, 5)

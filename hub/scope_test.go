@@ -17,6 +17,7 @@ import (
 // project's token reads and pushes its own project only, and that only a
 // fleet token reads across projects.
 func TestOneProjectCannotSeeAnother(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		ctx := context.Background()
 		url := serve(t, s)

@@ -18,6 +18,7 @@ import (
 // and calibration add up, stale decisions are each project's own, and
 // paging through every decision sees each once.
 func TestViewsAcrossProjects(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
 		ctx := context.Background()
 		url := serve(t, s)
