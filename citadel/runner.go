@@ -16,6 +16,7 @@ import (
 
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/report"
 )
 
 // runnerStopConditions are the stop conditions of a foreground loop orbit
@@ -38,6 +39,10 @@ type RunOptions struct {
 	// Loop runs an existing record (planned from a template, say): its
 	// trigger command and verifier command are the defaults.
 	Loop string
+	// Yes runs commands that come from the record rather than from
+	// Action and Verify: a record is a file of the checkout, and its
+	// commands are shown first and run only when the user says so.
+	Yes bool
 	// Artifact is the review artifact's path relative to the root (default
 	// .planning/loops/{id}.md, or the record's reviewArtifact).
 	Artifact string
@@ -132,6 +137,7 @@ func (s *runState) prepare(ctx context.Context) error {
 			c.ReviewArtifact = &art
 		}
 		s.c = c
+		s.showCommands("")
 		if s.opts.Write {
 			path, err := CreateContract(ctx, s.r.Root, c)
 			if err != nil {
@@ -174,14 +180,19 @@ func (s *runState) adopt(ctx context.Context, now time.Time) error {
 		if err := json.Unmarshal(st.Bytes(), &c); err != nil {
 			return fmt.Errorf("%s: not a loop contract: %v", loop.Rel(s.r.Root, s.path), err)
 		}
+		fromFile := false
 		if s.opts.Action == "" && c.Trigger.Command != nil {
-			s.opts.Action = *c.Trigger.Command
+			s.opts.Action, fromFile = *c.Trigger.Command, true
 		}
 		if s.opts.Verify == "" && c.Verifier.Command != nil {
-			s.opts.Verify = *c.Verifier.Command
+			s.opts.Verify, fromFile = *c.Verifier.Command, true
 		}
 		if s.opts.Verify == "" {
 			return fmt.Errorf("%s has no verifier command (profile %s is not a command): pass --verify", loop.Rel(s.r.Root, s.path), deref(c.Verifier.Profile))
+		}
+		s.showCommands(loop.Rel(s.r.Root, s.path))
+		if fromFile && !s.opts.Yes {
+			return fmt.Errorf("%s names the commands above, and a file of the checkout is not you: read them, then run again with --yes (or give --action and --verify)", loop.Rel(s.r.Root, s.path))
 		}
 		if s.opts.MaxAttempts > 0 {
 			c.Budget.MaxAttempts = s.opts.MaxAttempts
@@ -693,4 +704,17 @@ func (t *tailBuffer) lines() string {
 		out = out[len(out)-4096:]
 	}
 	return strings.ToValidUTF8(out, "?")
+}
+
+// showCommands prints, before anything runs, the exact commands the loop
+// will run with sh -c in the project root (from names the record they
+// come from, "" for flags), escaped so that what is shown is what runs.
+func (s *runState) showCommands(from string) {
+	src := "from the flags"
+	if from != "" {
+		src = "from " + from
+	}
+	fmt.Fprintf(s.progress, "orbit: the loop runs, with sh -c in %s (%s):\n", s.r.Root, src)
+	fmt.Fprintf(s.progress, "  action:   %s\n", report.Escape(orNone(s.opts.Action)))
+	fmt.Fprintf(s.progress, "  verifier: %s\n", report.Escape(s.opts.Verify))
 }

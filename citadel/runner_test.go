@@ -334,9 +334,25 @@ func TestRunPlannedRecord(t *testing.T) {
 	if _, err := citadel.CreateContract(context.Background(), root, c); err != nil {
 		t.Fatal(err)
 	}
+	// Without Yes, the record's commands are shown and nothing runs: the
+	// record is left as it was.
+	before, err := os.ReadFile(filepath.Join(root, ".planning/loops/docs-drift.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown bytes.Buffer
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift", Progress: &shown}); err == nil || !strings.Contains(err.Error(), "run again with --yes") {
+		t.Errorf("running the planned record without Yes: %v; want a refusal asking for --yes", err)
+	}
+	if !strings.Contains(shown.String(), "  verifier: npm run docs:check\n") || !strings.Contains(shown.String(), "(from .planning/loops/docs-drift.json)") {
+		t.Errorf("commands shown:\n%s\nwant the record's verifier, named as from the record", shown.String())
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, ".planning/loops/docs-drift.json")); !bytes.Equal(before, after) {
+		t.Errorf("the record changed though nothing ran:\n%s", after)
+	}
 	// npm run docs:check is the template's verifier: it runs and fails
 	// here (no package.json; or no npm), which ends the one attempt.
-	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift"})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "docs-drift", Yes: true})
 	if err != nil {
 		t.Fatalf("running the planned record: %v", err)
 	}

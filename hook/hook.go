@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // MaxOutput is Claude Code's cap on a hook's output, in characters.
@@ -19,6 +20,12 @@ const MaxOutput = 10000
 
 // MaxInput bounds what is read from stdin.
 const MaxInput = 1 << 20
+
+// DefaultTimeout bounds a hook run (orbit init registers the hooks with
+// Claude Code's timeout at 30 s): a lock held by a hung process or a stdin
+// nobody closes ends in a systemMessage, not in Claude Code killing a
+// silent hook.
+const DefaultTimeout = 20 * time.Second
 
 // Input is the JSON Claude Code writes to a Stop or SubagentStop hook's
 // stdin. Unknown fields are ignored; any field may be missing.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,11 +35,20 @@ type hookOptions struct {
 	Event string
 	// Run is the hook itself.
 	Run func(ctx context.Context, env hook.Env, in hook.Input) hook.Result
+	// Timeout bounds the whole run (stdin, locks, the index): past it the
+	// hook answers with a systemMessage saying what it was waiting for.
+	Timeout time.Duration
+}
+
+// addTimeoutFlag registers --timeout on a hook command.
+func addTimeoutFlag(cmd *cobra.Command, opts *hookOptions) *cobra.Command {
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", hook.DefaultTimeout, "give up after this long (keep it under the hook's timeout in settings.json, 30s as orbit init registers it)")
+	return cmd
 }
 
 func newCmdHookSessionStart(f *Factory) *cobra.Command {
 	opts := &hookOptions{f: f, Event: "SessionStart", Run: hook.SessionStart}
-	return &cobra.Command{
+	return addTimeoutFlag(&cobra.Command{
 		Use:   "session-start",
 		Short: "The SessionStart hook: give a new or compacted session the ORBIT loop's context",
 		Long: `The SessionStart hook (sources startup, resume, clear and compact). While an
@@ -58,15 +68,18 @@ another session.`,
   echo '{"session_id":"s1","cwd":"'$PWD'","hook_event_name":"SessionStart","source":"compact"}' | orbit hook session-start`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Timeout <= 0 {
+				return flagErrorf("--timeout %s: must be positive", opts.Timeout)
+			}
 			hookRun(cmd.Context(), opts)
 			return nil
 		},
-	}
+	}, opts)
 }
 
 func newCmdHookStop(f *Factory, use, event string) *cobra.Command {
 	opts := &hookOptions{f: f, Event: event, Run: hook.Stop}
-	return &cobra.Command{
+	return addTimeoutFlag(&cobra.Command{
 		Use:   use,
 		Short: "The " + event + " hook: go on with the next ORBIT iteration, or tear the loop down",
 		Long: `The ` + event + ` hook of the ORBIT loop. With no active loop it prints nothing
@@ -89,10 +102,13 @@ heartbeat is older than 5 minutes, and is told so otherwise.`,
   echo '{"session_id":"s1","cwd":"'$PWD'","hook_event_name":"` + event + `"}' | orbit hook ` + use,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Timeout <= 0 {
+				return flagErrorf("--timeout %s: must be positive", opts.Timeout)
+			}
 			hookRun(cmd.Context(), opts)
 			return nil
 		},
-	}
+	}, opts)
 }
 
 // hookRun never fails: whatever happens becomes a systemMessage, a line on
@@ -113,10 +129,9 @@ func hookRun(ctx context.Context, opts *hookOptions) {
 			fmt.Fprintf(f.IO.ErrOut, "orbit hook %s: %v\n", opts.Event, err)
 		}
 	}()
-	data, err := io.ReadAll(io.LimitReader(f.IO.In, hook.MaxInput+1))
-	if err == nil && len(data) > hook.MaxInput {
-		err = fmt.Errorf("hook input is over %d bytes", hook.MaxInput)
-	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	data, err := readInput(ctx, f.IO.In, opts.Timeout)
 	var in hook.Input
 	if err == nil {
 		in, err = hook.ParseInput(data)
@@ -149,4 +164,27 @@ func hookRun(ctx context.Context, opts *hookOptions) {
 		},
 	}
 	res = opts.Run(ctx, env, in)
+}
+
+// readInput reads the hook's stdin, at most hook.MaxInput bytes, and gives
+// up when ctx is done (a stdin nobody closes must not hang the hook).
+func readInput(ctx context.Context, in io.Reader, timeout time.Duration) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(in, hook.MaxInput+1))
+		done <- read{data, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil && len(r.data) > hook.MaxInput {
+			r.err = fmt.Errorf("hook input is over %d bytes", hook.MaxInput)
+		}
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no end of the hook input on stdin after %s (run by hand? pipe the JSON in, or < /dev/null)", timeout)
+	}
 }

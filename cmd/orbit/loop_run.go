@@ -39,12 +39,16 @@ makes it wait before its next step until resumed.
 
 --loop ID runs an existing record (one planned from a template, say) with its
 trigger command and verifier command unless --action or --verify are given.
+The commands are printed before anything runs; when any comes from the
+record (a file of the checkout, which anyone who wrote the checkout chose),
+nothing runs without --yes.
 
 Exit status: 0 only on verifier-passed; 3 on any other end.`,
 		Example: `  orbit loop run --action "npm run lint -- --fix" --verify "npm run lint" --max-attempts 3 --write
   orbit loop run --verify "go test ./..." --max-attempts 1
   orbit loop run --action "make fmt" --verify "make check" --backoff 2s --write --json
-  orbit loop run --loop docs-drift --write`,
+  orbit loop run --loop docs-drift          # prints the record's commands, runs nothing
+  orbit loop run --loop docs-drift --yes    # runs them`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Run.Verify == "" && opts.Run.Loop == "" {
@@ -71,6 +75,7 @@ Exit status: 0 only on verifier-passed; 3 on any other end.`,
 	cmd.Flags().DurationVar(&opts.Run.Backoff, "backoff", 0, "wait this long between attempts (e.g. 2s)")
 	cmd.Flags().BoolVar(&opts.Run.Write, "write", false, "keep the record, the events and the review artifact")
 	cmd.Flags().StringVar(&opts.Run.Loop, "loop", "", "run this existing Citadel record (implies --write)")
+	cmd.Flags().BoolVar(&opts.Run.Yes, "yes", false, "with --loop: run the commands the record names (they are printed first)")
 	cmd.Flags().StringVar(&opts.Run.Artifact, "artifact", "", "review artifact path (default .planning/loops/{id}.md)")
 	addJSONFlag(cmd, &opts.JSON, citadel.RunResult{})
 	return cmd

@@ -417,8 +417,8 @@ func TestLoopCommandFlags(t *testing.T) {
 		t.Errorf("run flags: %+v, %v", run, err)
 	}
 	rc = newCmdLoopRun(f, func(o *loopRunOptions) error { run = o; return nil })
-	rc.SetArgs([]string{"--loop", "docs-drift"})
-	if err := rc.Execute(); err != nil || run.Run.MaxAttempts != 0 || run.Run.Loop != "docs-drift" {
+	rc.SetArgs([]string{"--loop", "docs-drift", "--yes"})
+	if err := rc.Execute(); err != nil || run.Run.MaxAttempts != 0 || run.Run.Loop != "docs-drift" || !run.Run.Yes {
 		t.Errorf("run --loop: %+v, %v", run, err)
 	}
 	var list *loopListOptions

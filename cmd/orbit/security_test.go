@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -369,5 +371,79 @@ func TestRefeedQuotesProjectText(t *testing.T) {
 	}
 	if quoted != 2 || fence != "" {
 		t.Errorf("%d injected lines quoted, fence left open %q; want 2, closed:\n%s", quoted, fence, out.Reason)
+	}
+}
+
+// TestHookWaitsAreBounded: whatever the hook waits for (a transcript that
+// is a FIFO or a device, the state lock held by a hung process, a stdin
+// nobody closes), it answers within its --timeout with a systemMessage.
+func TestHookWaitsAreBounded(t *testing.T) {
+	t.Parallel()
+	budget := func(p *testProject) {
+		p.write(stateRel, strings.Replace(loopState(5, 20), `"budget_tokens": 0`, `"budget_tokens": 100000`, 1))
+	}
+	fifo := func(t *testing.T) string {
+		path := filepath.Join(t.TempDir(), "transcript.jsonl")
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, p *testProject) (stdin io.Reader)
+		want  string
+	}{
+		{name: "transcript is a FIFO (token count)", want: "token count unavailable: transcript: refuse", setup: func(t *testing.T, p *testProject) io.Reader {
+			budget(p)
+			return strings.NewReader(stopInput{SessionID: "s1", CWD: p.root, LastAssistantMessage: "next", TranscriptPath: fifo(t)}.json(t))
+		}},
+		{name: "transcript is a FIFO (sentinel)", want: "", setup: func(t *testing.T, p *testProject) io.Reader {
+			return strings.NewReader(stopInput{SessionID: "s1", CWD: p.root, TranscriptPath: fifo(t)}.json(t))
+		}},
+		{name: "transcript is /dev/zero", want: "a device, not a regular file", setup: func(t *testing.T, p *testProject) io.Reader {
+			budget(p)
+			return strings.NewReader(stopInput{SessionID: "s1", CWD: p.root, LastAssistantMessage: "next", TranscriptPath: "/dev/zero"}.json(t))
+		}},
+		{name: "state lock held by a hung process", want: "ceo-loop-state.json.lock: another process still holds it", setup: func(t *testing.T, p *testProject) io.Reader {
+			f, err := os.OpenFile(p.path(stateRel+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			return strings.NewReader(stopInput{SessionID: "s1", CWD: p.root, LastAssistantMessage: "next"}.json(t))
+		}},
+		{name: "stdin never closed", want: "no end of the hook input on stdin after 500ms", setup: func(t *testing.T, p *testProject) io.Reader {
+			r, w := io.Pipe()
+			t.Cleanup(func() { w.Close() })
+			return r
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := loopProject(t)
+			stdin := tt.setup(t, p)
+			var out, errOut bytes.Buffer
+			f := NewFactory(&IOStreams{In: stdin, Out: &out, ErrOut: &errOut})
+			f.Now = func() time.Time { return testNow }
+			f.Getenv = func(string) string { return "" }
+			f.Getwd = func() (string, error) { return p.root, nil }
+			start := time.Now()
+			code := run(context.Background(), f, []string{"hook", "stop", "--timeout", "500ms"})
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("the hook took %s; want it bounded by its 500ms timeout", took)
+			}
+			if code != exitOK {
+				t.Errorf("exit %d; a hook always exits 0", code)
+			}
+			o := parseHookStdout(t, out.String())
+			if tt.want != "" && !strings.Contains(o.SystemMessage, tt.want) {
+				t.Errorf("output = %+v; want a systemMessage saying %q", o, tt.want)
+			}
+		})
 	}
 }
