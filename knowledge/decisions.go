@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,18 +43,18 @@ var typeMap = map[string]typeMapping{
 }
 
 var (
-	escalateRE = regexp.MustCompile(`(?i)\b(escalat\w*|ask(ed|ing)? the user|human[- ]in[- ]the[- ]loop|waiting for (the )?user|user approval|paused? for)\b`)
-	deepRE     = regexp.MustCompile(`(?i)\b(board( of directors)?|deliberat\w*|cto|ceo|cmo)\b`)
-	rejectRE   = regexp.MustCompile(`(?i)\breject(ed|s)?\b`)
+	escalateRE = lazyRegexp(`(?i)\b(escalat\w*|ask(ed|ing)? the user|human[- ]in[- ]the[- ]loop|waiting for (the )?user|user approval|paused? for)\b`)
+	deepRE     = lazyRegexp(`(?i)\b(board( of directors)?|deliberat\w*|cto|ceo|cmo)\b`)
+	rejectRE   = lazyRegexp(`(?i)\breject(ed|s)?\b`)
 )
 
 // mapTier reads the tier from the decision's text: escalated to a human,
 // deliberated by the board, else the type's default.
 func mapTier(text, dflt string) string {
 	switch {
-	case escalateRE.MatchString(text):
+	case escalateRE().MatchString(text):
 		return "escalate"
-	case deepRE.MatchString(text):
+	case deepRE().MatchString(text):
 		return "deep_think"
 	}
 	return dflt
@@ -65,7 +64,7 @@ func mapTier(text, dflt string) string {
 // NEEDS_REVIEW when it was escalated, else APPROVED (the loop went ahead).
 func mapDecision(text, tier string) string {
 	switch {
-	case rejectRE.MatchString(text):
+	case rejectRE().MatchString(text):
 		return "REJECTED"
 	case tier == "escalate":
 		return "NEEDS_REVIEW"

@@ -9,7 +9,6 @@ import (
 	"github.com/orbit-loop/orbit/jsonedit"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,14 +132,14 @@ func (k *Index) Add(ctx context.Context, req AddRequest) (Added, error) {
 	return added, err
 }
 
-var errID = regexp.MustCompile(`^err-0*(\d{1,9})$`)
+var errID = lazyRegexp(`^err-0*(\d{1,9})$`)
 
 // nextID is err-NNN after the highest err- number in the file (not the
 // entry count, which repeats ids once an entry is removed).
 func nextID(es []Entry) string {
 	n := 0
 	for _, e := range es {
-		if m := errID.FindStringSubmatch(e.Key); m != nil {
+		if m := errID().FindStringSubmatch(e.Key); m != nil {
 			if v, _ := strconv.Atoi(m[1]); v > n {
 				n = v
 			}

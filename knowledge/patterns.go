@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -49,10 +48,10 @@ type mdEntry struct {
 }
 
 var (
-	headingRE = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bulletRE  = regexp.MustCompile(`^([-*+]|\d{1,3}[.)])\s+(.*)$`)
-	fieldRE   = regexp.MustCompile(`^\s*(?:[-*+]\s+)?\*\*([^*\n]{1,40}?)(?::\s*)?\*\*\s*:?\s*(.*)$`)
-	leadRE    = regexp.MustCompile(`^\*\*(.+?)\*\*`)
+	headingRE = lazyRegexp(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	bulletRE  = lazyRegexp(`^([-*+]|\d{1,3}[.)])\s+(.*)$`)
+	fieldRE   = lazyRegexp(`^\s*(?:[-*+]\s+)?\*\*([^*\n]{1,40}?)(?::\s*)?\*\*\s*:?\s*(.*)$`)
+	leadRE    = lazyRegexp(`^\*\*(.+?)\*\*`)
 )
 
 func (p *mdParser) line(n int, l string) {
@@ -70,7 +69,7 @@ func (p *mdParser) line(n int, l string) {
 		return
 	}
 	indented := len(l) > 0 && (l[0] == ' ' || l[0] == '\t')
-	if m := headingRE.FindStringSubmatch(l); m != nil && !indented {
+	if m := headingRE().FindStringSubmatch(l); m != nil && !indented {
 		p.flush()
 		switch level := len(m[1]); {
 		case level <= 2:
@@ -87,7 +86,7 @@ func (p *mdParser) line(n int, l string) {
 		p.add(n, l)
 		return
 	}
-	if m := bulletRE.FindStringSubmatch(l); m != nil && !indented {
+	if m := bulletRE().FindStringSubmatch(l); m != nil && !indented {
 		p.flush()
 		if placeholder(m[2]) {
 			return
@@ -153,7 +152,7 @@ func (p *mdParser) flush() {
 		e.Solution = whole
 		// A bold lead that is a title ("**Server guard.** text") is the
 		// name, not part of the solution.
-		if m := leadRE.FindStringSubmatch(whole); m != nil && strings.ContainsAny(lastRune(strings.TrimSpace(m[1])), ".:") {
+		if m := leadRE().FindStringSubmatch(whole); m != nil && strings.ContainsAny(lastRune(strings.TrimSpace(m[1])), ".:") {
 			if rest := strings.TrimSpace(whole[len(m[0]):]); rest != "" {
 				e.Solution = rest
 			}
@@ -211,7 +210,7 @@ func (p *mdParser) fields(e *Entry, body []string) {
 			inFence = !inFence
 		}
 		if !inFence {
-			if m := fieldRE.FindStringSubmatch(l); m != nil {
+			if m := fieldRE().FindStringSubmatch(l); m != nil {
 				done()
 				label = strings.ToLower(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[1]), ":")))
 				buf = append(buf, m[2])
@@ -258,7 +257,7 @@ func discoveredTrack(t string) string {
 // bulletName names a bullet: its bold lead (**Service + registry.**), else
 // its first sentence, cut to 80 characters.
 func bulletName(first string) string {
-	if m := leadRE.FindStringSubmatch(first); m != nil {
+	if m := leadRE().FindStringSubmatch(first); m != nil {
 		return strings.TrimRight(strings.TrimSpace(m[1]), ".:")
 	}
 	s := stripMarkdown(first)

@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -46,6 +47,12 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("invalid regex: %s", msg)
 	}
 	return re, nil
+}
+
+// lazyRegexp compiles pattern the first time the regexp is asked for, not
+// at start-up: every orbit process, hooks included, links this package.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
 
 // probes are short texts that no pattern meant for one error matches all of.

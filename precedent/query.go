@@ -15,17 +15,21 @@ const maxTokenRunes = 64
 // hook may pass 10 KB of text); the rarest are kept later.
 const maxTokens = 64
 
-// stopwords are words too common in decision text to say what a decision
-// is about. They are dropped from queries (never from the index).
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be been but by can could do does did for from had has have how
-		i if in into is it its it's me my no not of on or our over should so than that the their them then there these
-		they this those to too up us vs versus was we were what when where which while who why will with would you your
-		shall must may might also just any all some about via per`) {
-		stopwords[w] = true
+// isStopword reports whether a token is too common in decision text to
+// say what a decision is about. Stopwords are dropped from queries (never
+// from the index).
+func isStopword(tok string) bool {
+	switch tok {
+	case "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does",
+		"did", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
+		"me", "my", "no", "not", "of", "on", "or", "our", "over", "should", "so", "than", "that", "the",
+		"their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us",
+		"vs", "versus", "was", "we", "were", "what", "when", "where", "which", "while", "who", "why",
+		"will", "with", "would", "you", "your", "shall", "must", "may", "might", "also", "just", "any",
+		"all", "some", "about", "via", "per":
+		return true
 	}
+	return false
 }
 
 // Tokens splits text into the words a query searches for: the index's own
@@ -45,7 +49,7 @@ func Tokens(text string) []string {
 			break
 		}
 		tok := cutChars(buf, maxTokenRunes)
-		if len(tok) == 0 || stopwords[string(tok)] || seen[string(tok)] {
+		if len(tok) == 0 || isStopword(string(tok)) || seen[string(tok)] {
 			continue
 		}
 		if len(tok) == 1 && tok[0] >= 'a' && tok[0] <= 'z' {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -28,13 +27,10 @@ type Identity struct {
 	Created string `json:"created"`
 }
 
-// idRE is what a project id may be: safe in a URL, a file name and a log
-// line. "*" (every project) is never an id.
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// CheckID says why id cannot name a project, or returns nil.
+// CheckID says why id cannot name a project, or returns nil. "*" (every
+// project) is never an id.
 func CheckID(id string) error {
-	if !idRE.MatchString(id) {
+	if !IsName(id, false) {
 		return fmt.Errorf("project id %q: want 1 to 64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit", id)
 	}
 	return nil
@@ -117,4 +113,24 @@ func NewID() string {
 	b := make([]byte, 10)
 	rand.Read(b)
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// IsName reports whether s can name a project or a remote: safe in a URL, a
+// file name and a log line. That is 1 to 64 of a-z (and A-Z when upper),
+// 0-9, '.', '_' and '-', starting with a letter or a digit. (A loop, not a
+// regexp: compiling one at start-up cost every hook 0.17 ms.)
+func IsName(s string, upper bool) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case upper && 'A' <= c && c <= 'Z':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -94,5 +95,25 @@ func TestReadIdentityRefusesBadFiles(t *testing.T) {
 	}
 	if _, err := p.ReadIdentity(); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "a symbolic link") {
 		t.Errorf("ReadIdentity through a symlink = %v; want refused", err)
+	}
+}
+
+// TestIsName holds IsName to the regular expressions it replaced, on names
+// at every edge: length, first character, case, punctuation.
+func TestIsName(t *testing.T) {
+	lower := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	any := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	names := []string{"", "a", "A", "0", "-a", ".a", "_a", "a-b.c_d", "Ab", "aB", "a b", "a/b", "a\n", "é", "a*", "*",
+		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("Z", 64), "x" + strings.Repeat("-", 63)}
+	for c := 0; c < 256; c++ {
+		names = append(names, string(rune(c)), "a"+string([]byte{byte(c)}))
+	}
+	for _, s := range names {
+		if got, want := IsName(s, false), lower.MatchString(s); got != want {
+			t.Errorf("IsName(%q, false) = %v; want %v", s, got, want)
+		}
+		if got, want := IsName(s, true), any.MatchString(s); got != want {
+			t.Errorf("IsName(%q, true) = %v; want %v", s, got, want)
+		}
 	}
 }

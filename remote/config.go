@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -31,8 +30,6 @@ type Remote struct {
 type config struct {
 	Remotes []Remote `json:"remotes"`
 }
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // maxConfigBytes bounds the remotes file.
 const maxConfigBytes = 64 << 10
@@ -71,7 +68,7 @@ func Get(p project.Project, name string) (Remote, error) {
 // credentials, no query); a token file, when given, must exist with mode
 // 0600.
 func Add(p project.Project, r Remote) error {
-	if !nameRE.MatchString(r.Name) {
+	if !project.IsName(r.Name, true) {
 		return fmt.Errorf("remote name %q: want 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'", r.Name)
 	}
 	u, err := CheckURL(r.URL)
