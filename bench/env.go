@@ -172,6 +172,11 @@ func IndexPath(dir string) string { return filepath.Join(dir, project.IndexFile)
 // project. keep leaves the project in place and returns its directory;
 // otherwise it is removed.
 func (e *Env) ImportOrbit(n int, keep bool) (Sample, string, error) {
+	return e.ImportWith(e.Orbit, n, keep)
+}
+
+// ImportWith is ImportOrbit with the orbit binary bin.
+func (e *Env) ImportWith(bin string, n int, keep bool) (Sample, string, error) {
 	src, err := e.Journal(n)
 	if err != nil {
 		return Sample{}, "", err
@@ -180,7 +185,7 @@ func (e *Env) ImportOrbit(n int, keep bool) (Sample, string, error) {
 	if err != nil {
 		return Sample{}, "", err
 	}
-	s, err := Measure(e.OrbitCmd(dir, "import", src))
+	s, err := Measure(e.Command(dir, bin, "import", src))
 	if err != nil {
 		return s, "", err
 	}

@@ -142,12 +142,54 @@ func commit(ctx context.Context, root string) string {
 // Build compiles the orbit binary from the module at root into dir, static
 // (CGO_ENABLED=0) as it ships.
 func Build(ctx context.Context, goTool, root, dir string) (string, error) {
-	bin := filepath.Join(dir, "orbit")
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "./cmd/orbit")
+	return BuildVariant(ctx, goTool, root, dir, "orbit", "")
+}
+
+// BuildVariant builds orbit from the module at root into dir/name with
+// CGO_ENABLED=0, the build tags (comma-separated, may be empty) and env
+// (extra KEY=VALUE settings, such as GOEXPERIMENT=jsonv2).
+func BuildVariant(ctx context.Context, goTool, root, dir, name, tags string, env ...string) (string, error) {
+	bin := filepath.Join(dir, name)
+	args := []string{"build", "-o", bin}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.CommandContext(ctx, goTool, append(args, "./cmd/orbit")...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build orbit: %w\n%s", err, out)
+		return "", fmt.Errorf("build orbit %s (tags %q, %v): %w\n%s", name, tags, env, err, out)
 	}
 	return bin, nil
+}
+
+// BuildAt builds orbit as it was at the git revision rev of the repository
+// at root (extracted with git archive into a scratch directory) into
+// dir/name.
+func BuildAt(ctx context.Context, goTool, root, dir, name, rev string) (string, error) {
+	src, err := os.MkdirTemp(dir, "src-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(src)
+	archive := exec.CommandContext(ctx, "git", "-C", root, "archive", "--format=tar", rev)
+	extract := exec.CommandContext(ctx, "tar", "-x", "-C", src)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	extract.Stdin = pipe
+	var stderr strings.Builder
+	archive.Stderr, extract.Stderr = &stderr, &stderr
+	if err := extract.Start(); err != nil {
+		return "", err
+	}
+	if err := archive.Run(); err != nil {
+		extract.Wait()
+		return "", fmt.Errorf("git archive %s: %w\n%s", rev, err, stderr.String())
+	}
+	if err := extract.Wait(); err != nil {
+		return "", fmt.Errorf("extract %s: %w\n%s", rev, err, stderr.String())
+	}
+	return BuildVariant(ctx, goTool, src, dir, name, "")
 }

@@ -120,58 +120,23 @@ func runHookStop(ctx context.Context, e *Env) (string, error) {
 	var cs []*contender
 	started := time.Now()
 	for _, n := range sizes {
-		e.Logf("hookstop: preparing a project of %s decisions with an active loop", SizeLabel(n))
-		_, dir, err := e.ImportOrbit(n, true)
+		hp, err := e.newHookStopProject(n, started)
 		if err != nil {
 			return "", err
 		}
-		state := hookStopState(started, n)
-		for rel, data := range map[string][]byte{
-			project.StateFile:    state,
-			project.PendingFile:  []byte(hookStopQueue),
-			project.ProgressFile: []byte(hookStopProgress),
-		} {
-			if err := os.WriteFile(filepath.Join(dir, rel), data, 0o644); err != nil {
-				return "", err
-			}
-		}
-		input, err := json.Marshal(map[string]any{
-			"session_id": "bench-session", "transcript_path": filepath.Join(dir, "transcript.jsonl"), "cwd": dir,
-			"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": true,
-			"last_assistant_message": "Iteration 7 done: 2 decisions recorded, 3 requests left.",
-		})
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "input.json"), append(input, '\n'), 0o644); err != nil {
-			return "", err
-		}
-		statePath := filepath.Join(dir, project.StateFile)
-		reset := func() error { return os.WriteFile(statePath, state, 0o644) }
 		pr := pair{n: n}
-		pr.orbit = &contender{name: fmt.Sprintf("`orbit hook stop`, %s-decision journal", SizeLabel(n)), run: func(int) (Sample, error) {
-			if err := reset(); err != nil {
-				return Sample{}, err
-			}
-			cmd := e.OrbitCmd(dir, "hook", "stop")
-			cmd.Stdin = bytes.NewReader(input)
-			s, err := Measure(cmd)
-			if err == nil {
-				err = checkBlock(s.Stdout, "ORBIT loop — iteration 8 of 20.", statePath)
-			}
-			return s, err
-		}}
+		pr.orbit = &contender{name: fmt.Sprintf("`orbit hook stop`, %s-decision journal", SizeLabel(n)), run: hp.run(e.Orbit, nil)}
 		cs = append(cs, pr.orbit)
 		if script != "" {
 			pr.script = &contender{name: fmt.Sprintf("`bash ceo-loop-stop.sh`, %s-decision journal", SizeLabel(n)), run: func(int) (Sample, error) {
-				if err := reset(); err != nil {
+				if err := hp.reset(); err != nil {
 					return Sample{}, err
 				}
-				cmd := e.Command(dir, bash, script)
-				cmd.Stdin = bytes.NewReader(input)
+				cmd := e.Command(hp.dir, bash, script)
+				cmd.Stdin = bytes.NewReader(hp.input)
 				s, err := Measure(cmd)
 				if err == nil {
-					err = checkBlock(s.Stdout, "CEO-LOOP iteration 8 of 20.", statePath)
+					err = checkBlock(s.Stdout, "CEO-LOOP iteration 8 of 20.", hp.statePath)
 				}
 				return s, err
 			}}
@@ -225,6 +190,71 @@ func runHookStop(ctx context.Context, e *Env) (string, error) {
 		b.WriteString(note + "\n\n")
 	}
 	return b.String(), nil
+}
+
+// hookStopProject is a project whose ORBIT loop is active at iteration 7
+// of 20 with 3 requests queued, and the Stop hook's input for it.
+type hookStopProject struct {
+	e         *Env
+	dir       string
+	input     []byte
+	state     []byte
+	statePath string
+}
+
+// newHookStopProject imports the journal of n decisions into a new project
+// and sets its loop up.
+func (e *Env) newHookStopProject(n int, started time.Time) (*hookStopProject, error) {
+	e.Logf("hookstop: preparing a project of %s decisions with an active loop", SizeLabel(n))
+	_, dir, err := e.ImportOrbit(n, true)
+	if err != nil {
+		return nil, err
+	}
+	hp := &hookStopProject{e: e, dir: dir, state: hookStopState(started, n), statePath: filepath.Join(dir, project.StateFile)}
+	for rel, data := range map[string][]byte{
+		project.StateFile:    hp.state,
+		project.PendingFile:  []byte(hookStopQueue),
+		project.ProgressFile: []byte(hookStopProgress),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, rel), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	hp.input, err = json.Marshal(map[string]any{
+		"session_id": "bench-session", "transcript_path": filepath.Join(dir, "transcript.jsonl"), "cwd": dir,
+		"permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": true,
+		"last_assistant_message": "Iteration 7 done: 2 decisions recorded, 3 requests left.",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hp, os.WriteFile(filepath.Join(dir, "input.json"), append(hp.input, '\n'), 0o644)
+}
+
+// reset puts the state back at iteration 7, so that every run takes the
+// continue path.
+func (hp *hookStopProject) reset() error { return os.WriteFile(hp.statePath, hp.state, 0o644) }
+
+// run returns a contender's run of `bin hook stop` on the project; before
+// each, prepare (when set) runs untimed after the state's reset.
+func (hp *hookStopProject) run(bin string, prepare func(round int) error) func(int) (Sample, error) {
+	return func(round int) (Sample, error) {
+		if err := hp.reset(); err != nil {
+			return Sample{}, err
+		}
+		if prepare != nil {
+			if err := prepare(round); err != nil {
+				return Sample{}, err
+			}
+		}
+		cmd := hp.e.Command(hp.dir, bin, "hook", "stop")
+		cmd.Stdin = bytes.NewReader(hp.input)
+		s, err := Measure(cmd)
+		if err == nil {
+			err = checkBlock(s.Stdout, "ORBIT loop — iteration 8 of 20.", hp.statePath)
+		}
+		return s, err
+	}
 }
 
 // checkBlock makes sure a hook took the continue path: a block whose
