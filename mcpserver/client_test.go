@@ -1,8 +1,10 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/orbit-loop/orbit/hook"
+	"github.com/orbit-loop/orbit/synth"
 )
 
 // wantTools are the tools orbit mcp lists (by name, as the SDK lists them).
@@ -382,4 +385,65 @@ func TestCompactionThenMCP(t *testing.T) {
 	if blocked.Decision != "block" || !strings.Contains(blocked.Reason, "ORBIT loop — iteration 5 of 20.") || !strings.Contains(blocked.Reason, "Queue: 3 pending") {
 		t.Errorf("the next Stop = %+v; want iteration 5 with 3 queued", blocked)
 	}
+}
+
+// TestDamagedIndex: a call that finds the index damaged in the middle of a
+// query (SQLite opens it, and fails only when a query reaches a bad page)
+// removes it and runs again on a fresh one, rebuilt from the files, as a
+// command does: the answer is the one from before the damage.
+func TestDamagedIndex(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	p := newProject(t)
+	var b bytes.Buffer
+	if err := synth.Generate(&b, synth.Options{Decisions: 3000, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	p.write(journalRel, b.String())
+	args := map[string]any{"iterations": 0, "limit": 0}
+	var before, after json.RawMessage
+	mustCall(t, ctx, p.connect(ctx), "stale", args, &before)
+
+	dbPath := p.path(".claude/orbit.db")
+	data, err := os.ReadFile(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 256<<10 {
+		t.Fatalf("index is %d bytes; the test needs pages in its middle", len(data))
+	}
+	for off := len(data) * 30 / 100 &^ (16<<10 - 1); off < len(data)*70/100; off += 16 << 10 {
+		copy(data[off:], bytes.Repeat([]byte{0xA5, 0x5A, 0x00, 0xFF}, 16<<10/4))
+	}
+	if err := os.WriteFile(dbPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	mustCall(t, ctx, p.connectLogging(ctx, &stderr), "stale", args, &after)
+	if !bytes.Equal(before, after) {
+		t.Errorf("stale on a damaged index differs from before the damage")
+	}
+	if !strings.Contains(stderr.String(), "removing it and rebuilding it") {
+		t.Errorf("server stderr %q; want it to say the damaged index was removed mid-call", stderr.String())
+	}
+	p.orbit("", 0, "verify")
+}
+
+// syncBuffer is a bytes.Buffer safe to write from the command's copier
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,8 +162,14 @@ func (p *project) decisions() map[string]indexed {
 // connects the Go SDK's client to it.
 func (p *project) connect(ctx context.Context) *mcp.ClientSession {
 	p.tb.Helper()
+	return p.connectLogging(ctx, &testWriter{tb: p.tb})
+}
+
+// connectLogging is connect with the server's stderr going to stderr.
+func (p *project) connectLogging(ctx context.Context, stderr io.Writer) *mcp.ClientSession {
+	p.tb.Helper()
 	cmd := exec.Command(orbitBin, "mcp", "--root", p.root)
-	cmd.Stderr = &testWriter{tb: p.tb}
+	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "orbit-test", Version: "1"}, nil)
 	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/knowledge"
 	"github.com/orbit-loop/orbit/project"
@@ -34,9 +35,14 @@ type Options struct {
 	// Done closes what a call opened; it runs after every tool call, so
 	// that the index is never held open between calls (another process
 	// may delete or rebuild it).
-	Done    func() error
-	Now     func() time.Time
-	Version string
+	Done func() error
+	// DropIndex removes an index a call found damaged (SQLite notices a
+	// bad page only when a query reaches it); the call then runs again on
+	// a fresh one, which its sync rebuilds from the files, unless it had
+	// written already.
+	DropIndex func(cause error) error
+	Now       func() time.Time
+	Version   string
 }
 
 // instructions is what the server tells a client about itself.
@@ -106,10 +112,7 @@ func (h *handlers) handler(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		r, err := t.run(ctx, h, req.Params.Arguments)
-		if derr := h.opts.Done(); err == nil && derr != nil {
-			err = derr
-		}
+		r, err := h.call(ctx, t, req.Params.Arguments)
 		if err != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: oneLine(err.Error())}}}, nil
 		}
@@ -122,6 +125,41 @@ func (h *handlers) handler(t tool) mcp.ToolHandler {
 			&mcp.TextContent{Text: string(data)},
 		}}, nil
 	}
+}
+
+// call runs a tool once, and again on a fresh index when it found the
+// index damaged before writing anything (as a command does). When it had
+// written, what it wrote stands: the index is rebuilt and the call
+// succeeds with a note instead of its usual answer.
+func (h *handlers) call(ctx context.Context, t tool, args json.RawMessage) (result, error) {
+	writes := journal.Writes()
+	r, err := h.run(ctx, t, args)
+	if !db.IsCorrupt(err) || h.opts.DropIndex == nil {
+		return r, err
+	}
+	if err := h.opts.DropIndex(err); err != nil {
+		return result{}, err
+	}
+	if journal.Writes() == writes {
+		return h.run(ctx, t, args)
+	}
+	if _, err := h.opts.Synced(ctx); err != nil {
+		h.opts.Done()
+		return result{}, err
+	}
+	if err := h.opts.Done(); err != nil {
+		return result{}, err
+	}
+	return result{text: "what this call wrote to the journal stands; the index has been rebuilt from the files (the latest records are in the journal)"}, nil
+}
+
+// run runs a tool and closes what it opened.
+func (h *handlers) run(ctx context.Context, t tool, args json.RawMessage) (result, error) {
+	r, err := t.run(ctx, h, args)
+	if derr := h.opts.Done(); err == nil && derr != nil {
+		err = derr
+	}
+	return r, err
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -75,12 +75,7 @@ func execute(ctx context.Context, f *Factory, args []string) (*cobra.Command, er
 // would write it twice): the index is rebuilt now and the command succeeds
 // with a note instead of its usual output.
 func recoverIndex(ctx context.Context, f *Factory, args []string, cause error, wrote bool, in *replayReader) (*cobra.Command, error) {
-	p, err := f.Project()
-	if err != nil {
-		return nil, cause
-	}
-	fmt.Fprintf(f.IO.ErrOut, "orbit: %v\norbit: the index is derived from the files; removing it and rebuilding it\n", cause)
-	if err := db.Remove(p.DB); err != nil {
+	if err := f.dropIndex(cause); err != nil {
 		return nil, err
 	}
 	if !wrote && in.replay() {
@@ -95,6 +90,19 @@ func recoverIndex(ctx context.Context, f *Factory, args []string, cause error, w
 	}
 	fmt.Fprintln(f.IO.ErrOut, "orbit: what this command wrote to the journal stands; the index has been rebuilt (`orbit log --limit 5` shows the latest records)")
 	return nil, nil
+}
+
+// dropIndex removes an index found damaged (cause), saying so: it is
+// derived from the files, and the next sync rebuilds it. Without a project
+// the cause stands.
+func (f *Factory) dropIndex(cause error) error {
+	f.Close()
+	p, err := f.Project()
+	if err != nil {
+		return cause
+	}
+	fmt.Fprintf(f.IO.ErrOut, "orbit: %v\norbit: the index is derived from the files; removing it and rebuilding it\n", cause)
+	return db.Remove(p.DB)
 }
 
 // replayReader remembers what a command read from stdin, so that the

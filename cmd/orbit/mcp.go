@@ -62,6 +62,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		Synced:    f.Synced,
 		Knowledge: func(ctx context.Context) (*knowledge.Index, error) { return knowledgeSynced(ctx, f) },
 		Done:      f.Close,
+		DropIndex: f.dropIndex,
 		Now:       f.Now,
 		Version:   version(),
 	}, in, out)
