@@ -3,12 +3,17 @@ GO        ?= go
 export CGO_ENABLED = 0
 BIN       := bin/orbit
 
-.PHONY: all build demo test test-race test-browser fuzz reliability bench vet fmt clean
+.PHONY: all build man demo test test-race test-browser fuzz reliability bench vet fmt clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/orbit
+
+# Man pages generated from the command tree (cobra/doc), into man/; the
+# generator is linked only into this build (-tags man), never into orbit.
+man:
+	$(GO) run -tags man ./cmd/orbit man --dir man
 
 # Run the main job on the embedded sample data in a temporary project.
 demo:

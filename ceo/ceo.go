@@ -21,6 +21,7 @@ import (
 	"github.com/orbit-loop/orbit/policy"
 	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/trust"
 )
 
@@ -29,6 +30,15 @@ import (
 type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
+
+// IsInput reports whether err is about the request (an *InputError, a
+// *journal.FieldError, a bad queue item) rather than a failure to do it.
+func IsInput(err error) bool {
+	var ie *InputError
+	var fe *journal.FieldError
+	var qe *queue.Error
+	return errors.As(err, &ie) || errors.As(err, &fe) || errors.As(err, &qe)
+}
 
 func inputErrorf(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
@@ -69,7 +79,28 @@ func ParseOutcome(s string) (string, error) {
 	case "INCORRECT", "FAILED":
 		return journal.OutcomeIncorrect, nil
 	}
-	return "", inputErrorf("outcome %q is not allowed (allowed: CORRECT, INCORRECT, or CONFIRMED, FAILED)", s)
+	allowed := []string{"CORRECT", "INCORRECT", "CONFIRMED", "FAILED"}
+	return "", &journal.FieldError{Field: "outcome", Value: s, Allowed: allowed, Problem: "is not allowed", Suggest: journal.Closest(s, allowed)}
+}
+
+// ParseRetroRef reads "ID=OUTCOME", the verdict on an earlier decision a
+// decision line carries (--retro, the request's retro field, the MCP decide
+// tool's retro argument); "" is none.
+func ParseRetroRef(s string) (*RetroRef, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	id, out, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(id) == "" {
+		return nil, &journal.FieldError{Field: "retro", Value: s, Problem: "is not ID=OUTCOME (e.g. iter-6-2=CORRECT)"}
+	}
+	outcome, err := ParseOutcome(out)
+	if err != nil {
+		fe := err.(*journal.FieldError)
+		fe.Field, fe.Value = "retro", s
+		return nil, fe
+	}
+	return &RetroRef{ID: strings.TrimSpace(id), Outcome: outcome}, nil
 }
 
 // Result is a decision made (or, in a dry run, that would be made): the
@@ -85,6 +116,9 @@ type Result struct {
 	// Level is the trust level the tier was taken at.
 	Level   trust.Level `json:"trust_level"`
 	Written bool        `json:"written"`
+	// Existing: the request's id was already in the journal; the record
+	// is the decision made for it then (nothing was written).
+	Existing bool `json:"existing"`
 	// Precedents are the most similar past decisions (Similar).
 	Precedents []precedent.Hit `json:"precedents"`
 	// Sync is what syncing the journal found on the way (rejected lines
@@ -98,7 +132,10 @@ type Result struct {
 // Options tune the operations.
 type Options struct {
 	DryRun bool
-	Now    func() time.Time
+	// AllOrNothing: in a batch, one input that cannot be decided stops
+	// every other from being written.
+	AllOrNothing bool
+	Now          func() time.Time
 }
 
 func (o Options) now() time.Time {
@@ -109,36 +146,50 @@ func (o Options) now() time.Time {
 }
 
 func (in *Input) validate() error {
-	for _, f := range []struct{ flag, v string }{
-		{"--title", in.Title}, {"--reason", in.Reason}, {"--next-action", in.NextAction},
-		{"--requestor", in.Requestor}, {"--context", in.Context}, {"request id", in.RequestID},
+	for _, f := range []struct{ field, v string }{
+		{"title", in.Title}, {"reason", in.Reason}, {"next_action", in.NextAction},
+		{"requestor", in.Requestor}, {"context", in.Context}, {"request_id", in.RequestID},
 	} {
 		switch {
 		case !utf8.ValidString(f.v):
-			return inputErrorf("%s is not valid UTF-8 (a byte at %d): the journal holds text only", f.flag, journal.InvalidUTF8At([]byte(f.v))+1)
+			return &journal.FieldError{Field: f.field, Problem: fmt.Sprintf("is not valid UTF-8 (a byte at %d): the journal holds text only", journal.InvalidUTF8At([]byte(f.v))+1)}
 		case len(f.v) > journal.MaxFieldBytes:
-			return inputErrorf("%s is %d bytes long; at most %d", f.flag, len(f.v), journal.MaxFieldBytes)
+			return &journal.FieldError{Field: f.field, Problem: fmt.Sprintf("is %d bytes long; at most %d", len(f.v), journal.MaxFieldBytes)}
 		}
 	}
+	if strings.TrimSpace(in.Title) == "" {
+		return journal.Required("title", "what is being decided")
+	}
+	// Enumerations in any case; the journal gets the canonical spelling.
+	for _, e := range []struct {
+		field    string
+		v        *string
+		allowed  []string
+		required bool
+	}{
+		{"category", &in.Category, journal.Categories, true},
+		{"impact", &in.Impact, policy.Impacts, true},
+		{"depth", &in.Depth, journal.Depths, false},
+		{"decision", &in.Decision, journal.DecisionValues, false},
+	} {
+		v, err := journal.ParseEnum(e.field, *e.v, e.allowed)
+		if err != nil {
+			return err
+		}
+		if v == "" && e.required {
+			return &journal.FieldError{Field: e.field, Problem: "is required", Allowed: e.allowed}
+		}
+		*e.v = v
+	}
 	switch {
-	case strings.TrimSpace(in.Title) == "":
-		return inputErrorf("--title is required: what is being decided")
-	case !slices.Contains(journal.Categories, in.Category):
-		return inputErrorf("--category %q is not allowed (allowed: %s)", in.Category, strings.Join(journal.Categories, ", "))
-	case !slices.Contains(policy.Impacts, in.Impact):
-		return inputErrorf("--impact %q is not allowed (allowed: %s)", in.Impact, strings.Join(policy.Impacts, ", "))
 	case in.Reversible == nil:
-		return inputErrorf("say whether the change can be undone: --reversible or --irreversible")
-	case in.Depth != "" && !slices.Contains(journal.Depths, in.Depth):
-		return inputErrorf("--depth %q is not allowed (allowed: %s)", in.Depth, strings.Join(journal.Depths, ", "))
-	case in.Decision != "" && !slices.Contains(journal.DecisionValues, in.Decision):
-		return inputErrorf("--decision %q is not allowed (allowed: %s)", in.Decision, strings.Join(journal.DecisionValues, ", "))
+		return &journal.FieldError{Field: "reversible", Problem: "is required: say whether the change can be undone (--reversible or --irreversible)"}
 	case in.Confidence != nil && !(*in.Confidence >= 0 && *in.Confidence <= 1): // NaN too
-		return inputErrorf("--confidence %v is outside 0..1", *in.Confidence)
-	case in.Iteration != nil && *in.Iteration < 1:
-		return inputErrorf("--iteration %d: iterations start at 1", *in.Iteration)
+		return &journal.FieldError{Field: "confidence", Value: fmt.Sprint(*in.Confidence), Problem: "is outside 0..1"}
+	case in.Iteration != nil && *in.Iteration < 0:
+		return &journal.FieldError{Field: "iteration", Value: fmt.Sprint(*in.Iteration), Problem: "is negative"}
 	case in.Decision != "" && strings.TrimSpace(in.Reason) == "":
-		return inputErrorf("--reason is required with --decision: the journal is the only record of why")
+		return journal.Required("reason", "with a decision: the journal is the only record of why")
 	}
 	if in.Retro != nil {
 		out, err := ParseOutcome(in.Retro.Outcome)
@@ -150,29 +201,42 @@ func (in *Input) validate() error {
 	return nil
 }
 
-// make turns a valid input into a decision at a trust level.
-func (in *Input) make(id string, iteration int64, level trust.Level, now time.Time) (journal.Decision, error) {
+// depthTier is the least cautious tier a depth allows: an item given a
+// deeper depth than its impact and reversibility make is not auto-approved.
+var depthTier = map[string]string{"trivial": "auto_approve", "light": "quick_review", "medium": "quick_review", "heavy": "deep_think"}
+
+// make turns a valid input into a decision at a trust level. In a dry run
+// an item its tier does not decide is classified with its decision left
+// open.
+func (in *Input) make(id string, iteration int64, level trust.Level, now time.Time, dryRun bool) (journal.Decision, error) {
 	tier, err := policy.Tier(level, in.Impact, *in.Reversible)
 	if err != nil {
 		return journal.Decision{}, err
 	}
-	depth := in.Depth
-	if depth == "" {
-		depth = policy.Classify(in.Category, in.Impact, *in.Reversible)
+	depth := policy.Classify(in.Category, in.Impact, *in.Reversible)
+	if in.Depth != "" {
+		if slices.Index(journal.Depths, in.Depth) > slices.Index(journal.Depths, depth) {
+			if floor := depthTier[in.Depth]; slices.Index(journal.Tiers, floor) > slices.Index(journal.Tiers, tier) {
+				tier = floor
+			}
+		}
+		depth = in.Depth
 	}
 	decision, reason := in.Decision, in.Reason
 	if decision == "" {
 		var ok bool
 		decision, reason, ok = policy.DefaultDecision(tier, in.Impact, *in.Reversible, level)
-		if !ok {
+		if !ok && dryRun {
+			decision, reason = "", in.Reason
+		} else if !ok {
 			rev := "reversible"
 			if !*in.Reversible {
 				rev = "irreversible"
 			}
-			return journal.Decision{}, inputErrorf("--decision is required: %q is a %s item (impact %s, %s, trust %s); decide APPROVED, NEEDS_REVIEW or REJECTED with --reason",
-				in.Title, tier, in.Impact, rev, level)
+			return journal.Decision{}, journal.Required("decision", fmt.Sprintf("%q is a %s item (impact %s, %s, depth %s, trust %s); decide APPROVED, NEEDS_REVIEW or REJECTED with a reason",
+				in.Title, tier, in.Impact, rev, depth, level))
 		}
-		if in.Reason != "" {
+		if in.Reason != "" && decision != "" {
 			reason = in.Reason
 		}
 	}
@@ -238,7 +302,7 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 			valid++
 		}
 	}
-	if valid == 0 {
+	if valid == 0 || (opts.AllOrNothing && valid < len(ins)) {
 		return res, errs, nil
 	}
 	made := make([]bool, len(ins))
@@ -252,13 +316,28 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 			if errs[i] != nil {
 				continue
 			}
+			if ins[i].RequestID != "" {
+				// The request id is the idempotency key: a retried hook
+				// is answered with what was recorded the first time.
+				row, found, err := ix.Store.DecisionByRequest(ctx, ins[i].RequestID)
+				if err != nil {
+					return nil, err
+				}
+				if found {
+					res[i].DecisionView, res[i].Level, res[i].Existing = journal.ViewOf(&row), h.Level, true
+					continue
+				}
+			}
 			d, err := makeOne(ctx, ix, &ins[i], ids, h.Level, opts)
 			if err != nil {
-				var ie *InputError
-				if !errors.As(err, &ie) {
+				if !IsInput(err) {
 					return nil, err
 				}
 				errs[i] = err
+				if opts.AllOrNothing {
+					clear(made)
+					return nil, nil
+				}
 				continue
 			}
 			res[i].Level, res[i].DecisionView, made[i] = h.Level, journal.NewView(d), true
@@ -336,7 +415,7 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 		if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
 			return journal.Decision{}, err
 		} else if !found {
-			return journal.Decision{}, inputErrorf("--retro %s: no decision with that id in the journal", in.Retro.ID)
+			return journal.Decision{}, &journal.FieldError{Field: "retro", Value: in.Retro.ID, Problem: "names no decision in the journal"}
 		}
 	}
 	iteration := int64(0)
@@ -352,7 +431,7 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 	if err != nil {
 		return journal.Decision{}, err
 	}
-	d, err := in.make(id, iteration, level, opts.now())
+	d, err := in.make(id, iteration, level, opts.now(), opts.DryRun)
 	if err != nil {
 		return d, err
 	}
@@ -420,18 +499,4 @@ func Similar(ctx context.Context, ix *journal.Index, res *Result, k int) error {
 	}
 	res.Precedents = append(res.Precedents, found...)
 	return nil
-}
-
-// ParseRetroRef reads a verdict on an earlier decision written ID=OUTCOME
-// (the --retro flag, the MCP decide tool's retro argument).
-func ParseRetroRef(s string) (*RetroRef, error) {
-	id, out, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(id) == "" {
-		return nil, inputErrorf("--retro %q: want ID=CORRECT or ID=INCORRECT", s)
-	}
-	outcome, err := ParseOutcome(out)
-	if err != nil {
-		return nil, inputErrorf("--retro %q: %v", s, err)
-	}
-	return &RetroRef{ID: id, Outcome: outcome}, nil
 }

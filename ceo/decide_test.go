@@ -151,25 +151,30 @@ func TestDecideInputErrors(t *testing.T) {
 		name string
 		in   ceo.Input
 		want []string
+		// dryOK: a dry run classifies it, its decision open.
+		dryOK bool
 	}{
-		{"quick_review without a decision", with(func(in *ceo.Input) { in.Reversible = boolp(false) }), []string{"--decision is required", "quick_review"}},
-		{"deep_think without a decision", with(func(in *ceo.Input) { in.Impact, in.Reversible = "medium", boolp(false) }), []string{"--decision is required", "deep_think"}},
-		{"quick_review high reversible without a decision", with(func(in *ceo.Input) { in.Impact = "high" }), []string{"quick_review"}},
-		{"a decision without a reason", with(func(in *ceo.Input) { in.Decision = "APPROVED" }), []string{"--reason is required"}},
-		{"a decision with a blank reason", with(func(in *ceo.Input) { in.Decision, in.Reason = "REJECTED", "  " }), []string{"--reason"}},
-		{"no title", with(func(in *ceo.Input) { in.Title = " " }), []string{"--title"}},
-		{"unknown category", with(func(in *ceo.Input) { in.Category = "marketing" }), []string{"--category", `"marketing"`}},
-		{"unknown impact", with(func(in *ceo.Input) { in.Impact = "huge" }), []string{"--impact", `"huge"`}},
-		{"reversibility unsaid", with(func(in *ceo.Input) { in.Reversible = nil }), []string{"--reversible", "--irreversible"}},
-		{"unknown depth", with(func(in *ceo.Input) { in.Depth = "deep" }), []string{"--depth", `"deep"`}},
-		{"unknown decision", with(func(in *ceo.Input) { in.Decision, in.Reason = "MAYBE", "r" }), []string{"--decision", `"MAYBE"`}},
-		{"confidence above 1", with(func(in *ceo.Input) { in.Confidence = float64p(1.5) }), []string{"--confidence"}},
-		{"confidence below 0", with(func(in *ceo.Input) { in.Confidence = float64p(-0.1) }), []string{"--confidence"}},
-		{"iteration 0", with(func(in *ceo.Input) { in.Iteration = int64p(0) }), []string{"--iteration"}},
-		{"retro to an unknown id", with(func(in *ceo.Input) { in.Retro = &ceo.RetroRef{ID: "iter-9-9", Outcome: "CORRECT"} }), []string{"--retro iter-9-9"}},
+		{"quick_review without a decision", with(func(in *ceo.Input) { in.Reversible = boolp(false) }), []string{"decision is required", "quick_review"}, true},
+		{"deep_think without a decision", with(func(in *ceo.Input) { in.Impact, in.Reversible = "medium", boolp(false) }), []string{"decision is required", "deep_think"}, true},
+		{"quick_review high reversible without a decision", with(func(in *ceo.Input) { in.Impact = "high" }), []string{"quick_review"}, true},
+		{"a decision without a reason", with(func(in *ceo.Input) { in.Decision = "APPROVED" }), []string{"reason is required"}, false},
+		{"a decision with a blank reason", with(func(in *ceo.Input) { in.Decision, in.Reason = "REJECTED", "  " }), []string{"reason is required"}, false},
+		{"no title", with(func(in *ceo.Input) { in.Title = " " }), []string{"title is required"}, false},
+		{"unknown category", with(func(in *ceo.Input) { in.Category = "marketing" }), []string{"category", `"marketing"`, "not allowed"}, false},
+		{"unknown impact", with(func(in *ceo.Input) { in.Impact = "huge" }), []string{"impact", `"huge"`, `did you mean "high"`}, false},
+		{"reversibility unsaid", with(func(in *ceo.Input) { in.Reversible = nil }), []string{"--reversible", "--irreversible"}, false},
+		{"unknown depth", with(func(in *ceo.Input) { in.Depth = "deep" }), []string{"depth", `"deep"`}, false},
+		{"unknown decision", with(func(in *ceo.Input) { in.Decision, in.Reason = "MAYBE", "r" }), []string{"decision", `"MAYBE"`}, false},
+		{"confidence above 1", with(func(in *ceo.Input) { in.Confidence = float64p(1.5) }), []string{"confidence"}, false},
+		{"confidence below 0", with(func(in *ceo.Input) { in.Confidence = float64p(-0.1) }), []string{"confidence"}, false},
+		{"iteration -1", with(func(in *ceo.Input) { in.Iteration = int64p(-1) }), []string{"iteration", "negative"}, false},
+		{"retro to an unknown id", with(func(in *ceo.Input) { in.Retro = &ceo.RetroRef{ID: "iter-9-9", Outcome: "CORRECT"} }), []string{`retro "iter-9-9"`, "names no decision"}, false},
 	}
 	for _, tt := range tests {
 		for _, dry := range []bool{false, true} {
+			if dry && tt.dryOK {
+				continue
+			}
 			name := tt.name
 			if dry {
 				name += "/dry run"
@@ -545,7 +550,7 @@ func TestDecideNaNConfidence(t *testing.T) {
 	if err == nil {
 		t.Fatalf("Decide(confidence NaN) = %+v, nil; want an error", res.Decision)
 	}
-	inputError(t, err, "--confidence")
+	inputError(t, err, "confidence")
 	if s, ok := e.read(project.DecisionsFile); ok && s != "" {
 		t.Errorf("journal = %q; want nothing written", s)
 	}

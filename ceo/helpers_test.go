@@ -205,13 +205,12 @@ func (e *env) seedOutcomes(correct, incorrect int) {
 // one of want.
 func inputError(tb testing.TB, err error, want ...string) {
 	tb.Helper()
-	var ie *ceo.InputError
-	if !errors.As(err, &ie) {
-		tb.Fatalf("error = %T %v; want *ceo.InputError", err, err)
+	if !ceo.IsInput(err) {
+		tb.Fatalf("error = %T %v; want an input error (*ceo.InputError, *journal.FieldError)", err, err)
 	}
 	for _, w := range want {
-		if !strings.Contains(ie.Error(), w) {
-			tb.Errorf("InputError %q; want it to contain %q", ie.Error(), w)
+		if !strings.Contains(err.Error(), w) {
+			tb.Errorf("input error %q; want it to contain %q", err.Error(), w)
 		}
 	}
 }

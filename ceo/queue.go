@@ -109,7 +109,7 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			if err != nil {
 				return nil, err
 			}
-			d, err := in.make(id, iteration, h.Level, opts.now())
+			d, err := in.make(id, iteration, h.Level, opts.now(), opts.DryRun)
 			if err != nil {
 				return nil, err
 			}

@@ -364,8 +364,8 @@ func TestDecideRequestErrors(t *testing.T) {
 		want    []string
 	}{
 		{"unknown request", "req-404", ceo.Input{Decision: "APPROVED", Reason: "r"}, []string{"--request req-404", project.PendingFile}},
-		{"focus without a verdict", "req-003", ceo.Input{}, []string{"--decision is required", "quick_review"}},
-		{"verdict without a reason", "req-003", ceo.Input{Decision: "REJECTED"}, []string{"--reason"}},
+		{"focus without a verdict", "req-003", ceo.Input{}, []string{"decision is required", "quick_review"}},
+		{"verdict without a reason", "req-003", ceo.Input{Decision: "REJECTED"}, []string{"reason is required"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,14 +22,31 @@ type RetroResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// ParseRetroOutcome is ParseOutcome, and PENDING: an event that takes an
+// earlier verdict back (a retraction), so that the decision counts as
+// unverified again. The past event stays in the history.
+func ParseRetroOutcome(s string) (string, error) {
+	if strings.EqualFold(strings.TrimSpace(s), journal.OutcomePending) {
+		return journal.OutcomePending, nil
+	}
+	out, err := ParseOutcome(s)
+	if fe, ok := err.(*journal.FieldError); ok {
+		fe.Allowed = append(fe.Allowed, journal.OutcomePending)
+	}
+	return out, err
+}
+
 // Retro records a retrograde outcome for decision id as an append-only event
 // in the retrograde journal (the decision's own line is never edited), syncs
 // it, and brings the state file's counters in step. A later outcome for the
 // same decision supersedes this one; both stay in the history.
 func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string, opts Options) (RetroResult, error) {
-	out, err := ParseOutcome(outcome)
+	out, err := ParseRetroOutcome(outcome)
 	if err != nil {
 		return RetroResult{}, err
+	}
+	if out == journal.OutcomePending && strings.TrimSpace(evidence) == "" {
+		return RetroResult{}, journal.Required("evidence", "a verdict taken back says why")
 	}
 	if strings.TrimSpace(id) == "" {
 		return RetroResult{}, inputErrorf("a decision id is required")

@@ -17,7 +17,7 @@ func TestRetroErrors(t *testing.T) {
 		{"unknown id", "iter-9-9", "CORRECT", []string{`"iter-9-9"`, "no decision"}},
 		{"empty id", " ", "CORRECT", []string{"id is required"}},
 		{"unknown outcome", "iter-6-1", "MAYBE", []string{`"MAYBE"`, "CONFIRMED, FAILED"}},
-		{"PENDING is not a verdict", "iter-6-1", "PENDING", []string{`"PENDING"`}},
+		{"PENDING takes a verdict back only with evidence", "iter-6-1", "PENDING", []string{"evidence is required"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -55,7 +55,7 @@ func TestRecordLongerThanALineIsRefused(t *testing.T) {
 	long := strings.Repeat("x", journal.MaxLineBytes)
 	in := ceo.Input{Title: "Pin the linter version", Category: "quality", Impact: "low", Reversible: boolp(true), Context: long}
 	_, err := ceo.Decide(e.ctx, e.ix, in, fixed(t0))
-	inputError(t, err, "--context is 1048576 bytes long; at most 65536")
+	inputError(t, err, "context is 1048576 bytes long; at most 65536")
 	// Fields each within bounds whose escapes (a control byte is six) make
 	// the line too long.
 	ctl := strings.Repeat("\x01", journal.MaxFieldBytes-1)

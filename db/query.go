@@ -63,6 +63,14 @@ const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byt
 type DecisionFilter struct {
 	Category  string
 	Outcome   string
+	Tier      string
+	Decision  string
+	Requestor string
+	// SinceNS keeps decisions whose ts is at or after it (0: any).
+	SinceNS int64
+	// Grep keeps decisions whose input, reason, next action or context
+	// holds this text (case-insensitive for ASCII).
+	Grep      string
 	Iteration *int64
 	// BeforeSeq keeps decisions before this journal position (a paging
 	// cursor; 0: no bound).
@@ -85,6 +93,21 @@ func (f DecisionFilter) where() (string, []any) {
 	if f.Iteration != nil {
 		conds = append(conds, "d.iteration = ?")
 		args = append(args, *f.Iteration)
+	}
+	for _, c := range []struct{ col, v string }{{"d.tier", f.Tier}, {"d.decision", f.Decision}, {"d.requestor", f.Requestor}} {
+		if c.v != "" {
+			conds = append(conds, c.col+" = ?")
+			args = append(args, c.v)
+		}
+	}
+	if f.SinceNS > 0 {
+		conds = append(conds, "d.ts_ns >= ?")
+		args = append(args, f.SinceNS)
+	}
+	if f.Grep != "" {
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(f.Grep) + "%"
+		conds = append(conds, `(d.input LIKE ? ESCAPE '\' OR d.reason LIKE ? ESCAPE '\' OR d.next_action LIKE ? ESCAPE '\' OR d.context LIKE ? ESCAPE '\')`)
+		args = append(args, like, like, like, like)
 	}
 	if f.BeforeSeq > 0 {
 		conds = append(conds, "d.seq < ?")

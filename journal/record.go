@@ -43,7 +43,7 @@ type Decision struct {
 	Depth        string     `json:"depth"`
 	Category     string     `json:"category"`
 	Input        string     `json:"input"`
-	Decision     string     `json:"decision"`
+	Decision     string     `json:"decision,omitempty"`
 	Reason       string     `json:"reason"`
 	NextAction   string     `json:"next_action"`
 	Verification string     `json:"verification"`

@@ -137,7 +137,7 @@ type retroArgs struct {
 
 var retroSchema = object{props: []prop{
 	{name: "id", typ: "string", desc: "the decision's id"},
-	{name: "outcome", typ: "string", enum: []string{journal.OutcomeCorrect, journal.OutcomeIncorrect}},
+	{name: "outcome", typ: "string", enum: []string{journal.OutcomeCorrect, journal.OutcomeIncorrect, journal.OutcomePending}, desc: "PENDING takes an earlier verdict back (evidence says why)"},
 	{name: "evidence", typ: "string"},
 	{name: "dry_run", typ: "boolean"},
 }, required: []string{"id", "outcome"}}
@@ -147,7 +147,7 @@ func runRetro(ctx context.Context, h *handlers, raw json.RawMessage) (result, er
 	if err := decode(raw, &a, retroSchema); err != nil {
 		return result{}, err
 	}
-	if _, err := ceo.ParseOutcome(a.Outcome); err != nil {
+	if _, err := ceo.ParseRetroOutcome(a.Outcome); err != nil {
 		return result{}, err
 	}
 	ix, err := h.opts.Synced(ctx)

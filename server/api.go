@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -170,9 +169,13 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bo
 // inputProblem maps a request orbit will not record to 422, anything else
 // to 500.
 func inputProblem(w http.ResponseWriter, r *http.Request, err error) {
-	var ie *ceo.InputError
-	if errors.As(err, &ie) {
-		problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", ie.Msg)
+	var fe *journal.FieldError
+	if errors.As(err, &fe) {
+		fieldProblem(w, r, http.StatusUnprocessableEntity, fe)
+		return
+	}
+	if ceo.IsInput(err) {
+		problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", err.Error())
 		return
 	}
 	problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
@@ -190,12 +193,9 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// oneOfParam reads an enumeration from the query, in any case.
 func oneOfParam(r *http.Request, name string, allowed []string) (string, error) {
-	v := r.URL.Query().Get(name)
-	if v != "" && !slices.Contains(allowed, v) {
-		return "", fmt.Errorf("%s=%q is not allowed (allowed: %s)", name, v, strings.Join(allowed, ", "))
-	}
-	return v, nil
+	return journal.ParseEnum(name, r.URL.Query().Get(name), allowed)
 }
 
 func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
@@ -214,7 +214,21 @@ func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("before=%q: want a cursor from a previous page", r.URL.Query().Get("before"))
 		}
 	}
-	f := db.DecisionFilter{Category: cat, Outcome: out, Limit: limit + 1, BeforeSeq: before}
+	f := db.DecisionFilter{Category: cat, Outcome: out, Limit: limit + 1, BeforeSeq: before,
+		Requestor: r.URL.Query().Get("requestor"), Grep: r.URL.Query().Get("grep")}
+	if err == nil {
+		f.Tier, err = oneOfParam(r, "tier", journal.Tiers)
+	}
+	if err == nil {
+		f.Decision, err = oneOfParam(r, "decision", journal.DecisionValues)
+	}
+	if v := r.URL.Query().Get("since"); err == nil && v != "" {
+		t, perr := time.Parse(time.RFC3339Nano, v)
+		if perr != nil {
+			err = fmt.Errorf("since=%q: want an RFC 3339 time", v)
+		}
+		f.SinceNS = t.UnixNano()
+	}
 	if err == nil && r.URL.Query().Get("iteration") != "" {
 		it, perr := strconv.ParseInt(r.URL.Query().Get("iteration"), 10, 64)
 		if perr != nil {
@@ -249,38 +263,25 @@ func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
-	d, found, err := s.reads.Decision(r.Context(), r.PathValue("id"))
+	k, err := queryInt(r, "precedents", 3, 0, 100)
+	if err != nil {
+		problem(w, r, http.StatusBadRequest, "bad query parameter", err.Error())
+		return
+	}
+	d, found, err := ceo.Show(r.Context(), journal.NewIndex(s.reads, s.proj), r.PathValue("id"), k)
 	switch {
 	case err != nil:
 		problem(w, r, http.StatusInternalServerError, "internal error", err.Error())
 	case !found:
 		problem(w, r, http.StatusNotFound, "no such decision", fmt.Sprintf("no decision %q in the journal", r.PathValue("id")))
 	default:
-		writeJSON(w, http.StatusOK, journal.ViewOf(&d))
+		writeJSON(w, http.StatusOK, d)
 	}
 }
 
-// DecideRequest is the body of POST /api/v1/decisions: the flags of
-// `orbit decide`, as JSON.
-type DecideRequest struct {
-	Title      string   `json:"title"`
-	Category   string   `json:"category"`
-	Impact     string   `json:"impact"`
-	Reversible *bool    `json:"reversible"`
-	Depth      string   `json:"depth"`
-	Decision   string   `json:"decision"`
-	Reason     string   `json:"reason"`
-	NextAction string   `json:"next_action"`
-	Confidence *float64 `json:"confidence"`
-	Iteration  *int64   `json:"iteration"`
-	Requestor  string   `json:"requestor"`
-	Context    string   `json:"context"`
-	RequestID  string   `json:"request_id"`
-	// Retro is "ID=CORRECT" or "ID=INCORRECT", as with --retro.
-	Retro string `json:"retro"`
-	// Precedents is how many similar past decisions to attach (3).
-	Precedents *int `json:"precedents"`
-}
+// DecideRequest is the body of POST /api/v1/decisions: what `orbit decide`
+// takes on stdin.
+type DecideRequest = ceo.Request
 
 func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	var req DecideRequest
@@ -291,26 +292,21 @@ func (s *Server) handleDecide(w http.ResponseWriter, r *http.Request) {
 	if req.Precedents != nil {
 		k = *req.Precedents
 	}
-	in := ceo.Input{Title: req.Title, Category: req.Category, Impact: req.Impact, Reversible: req.Reversible, Depth: req.Depth,
-		Decision: req.Decision, Reason: req.Reason, NextAction: req.NextAction, Confidence: req.Confidence, Iteration: req.Iteration,
-		Requestor: req.Requestor, Context: req.Context, RequestID: req.RequestID}
-	if req.Retro != "" {
-		id, out, ok := strings.Cut(req.Retro, "=")
-		if !ok || id == "" {
-			problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", fmt.Sprintf("retro %q: want ID=CORRECT or ID=INCORRECT", req.Retro))
-			return
-		}
-		in.Retro = &ceo.RetroRef{ID: id, Outcome: out}
-	}
-	res, err := s.decide(r.Context(), in)
+	in, err := req.Input()
 	if err == nil {
-		err = ceo.Similar(r.Context(), journal.NewIndex(s.reads, s.proj), &res, k)
+		var res ceo.Result
+		if res, err = s.decide(r.Context(), in); err == nil {
+			if err = ceo.Similar(r.Context(), journal.NewIndex(s.reads, s.proj), &res, k); err == nil {
+				status := http.StatusCreated
+				if res.Existing {
+					status = http.StatusOK
+				}
+				writeJSON(w, status, res)
+				return
+			}
+		}
 	}
-	if err != nil {
-		inputProblem(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, res)
+	inputProblem(w, r, err)
 }
 
 // RetroRequest is the body of POST /api/v1/retro.
@@ -336,6 +332,11 @@ func (s *Server) handleRetro(w http.ResponseWriter, r *http.Request) {
 		var ie *ceo.InputError
 		if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
 			problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
+			return
+		}
+		var fe *journal.FieldError
+		if errors.As(err, &fe) && fe.Field == "outcome" {
+			fieldProblem(w, r, http.StatusUnprocessableEntity, fe)
 			return
 		}
 		inputProblem(w, r, err)

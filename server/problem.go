@@ -22,6 +22,18 @@ type Problem struct {
 	Detail   string           `json:"detail,omitempty"`
 	Instance string           `json:"instance,omitempty"`
 	Finding  *journal.Problem `json:"finding,omitempty"`
+	// Field, Value and Allowed name the request field a 422 is about,
+	// in the body's own terms (a domain *journal.FieldError).
+	Field   string   `json:"field,omitempty"`
+	Value   string   `json:"value,omitempty"`
+	Allowed []string `json:"allowed,omitempty"`
+}
+
+// fieldProblem answers a request field orbit cannot take, naming the field
+// as the JSON body does.
+func fieldProblem(w http.ResponseWriter, r *http.Request, status int, fe *journal.FieldError) {
+	writeProblem(w, Problem{Type: "about:blank", Title: "the request cannot be recorded as given", Status: status,
+		Detail: fe.Error(), Instance: r.URL.Path, Field: fe.Field, Value: fe.Value, Allowed: fe.Allowed})
 }
 
 func problem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {

@@ -169,7 +169,6 @@ func TestDecisionsBadParameters(t *testing.T) {
 		{"limit=ten", "limit"},
 		{"limit=-5", "limit"},
 		{"category=nope", "category"},
-		{"category=Architecture", "category"},
 		{"outcome=MAYBE", "outcome"},
 		{"before=0", "before"},
 		{"before=-3", "before"},

@@ -161,13 +161,23 @@ func TestContractReads(t *testing.T) {
 			}
 		})
 	}
-	t.Run("decision by id", func(t *testing.T) {
+	t.Run("show", func(t *testing.T) {
+		res := e.mustRun("show", "--json", "iter-3-1")
+		validate(t, "orbit show --json", schema("DecisionDetail"), []byte(res.stdout), false)
 		api := e.get(t, "/api/v1/decisions/iter-3-1")
-		validate(t, "GET /api/v1/decisions/iter-3-1", schema("Decision"), api, false)
-		var d map[string]any
+		if !sameJSONValue(t, []byte(res.stdout), api) {
+			t.Errorf("orbit show iter-3-1 and GET /api/v1/decisions/iter-3-1 differ:\nCLI %s\nAPI %s", res.stdout, api)
+		}
+		var d struct {
+			Outcome, Evidence, File string
+			OutcomeTS               *string `json:"outcome_ts"`
+			Line                    int
+			Events                  []map[string]any
+		}
 		json.Unmarshal(api, &d)
-		if d["outcome"] != "INCORRECT" || d["evidence"] != "rolled back <canary> & reverted" || d["outcome_ts"] == nil {
-			t.Errorf("GET decisions/iter-3-1 = %s; want outcome INCORRECT with its evidence and time", api)
+		if d.Outcome != "INCORRECT" || d.Evidence != "rolled back <canary> & reverted" || d.OutcomeTS == nil ||
+			d.File != ".claude/ceo-loop-decisions.jsonl" || d.Line != 5 || len(d.Events) != 1 || d.Events[0]["evidence"] != d.Evidence {
+			t.Errorf("GET decisions/iter-3-1 = %s; want outcome INCORRECT with its evidence, time, file:line and one event", api)
 		}
 	})
 }
@@ -268,6 +278,7 @@ func TestContractFieldsDocumented(t *testing.T) {
 	for name, v := range map[string]any{
 		"Decision": journal.DecisionView{}, "Decided": ceo.Result{}, "Precedent": precedent.Hit{},
 		"OutcomeEvent": journal.EventView{}, "Retro": ceo.RetroResult{}, "StaleDecision": ceo.StaleDecision{},
+		"DecisionDetail": ceo.Shown{}, "DecideRequest": ceo.Request{},
 	} {
 		keys := objectKeys(t, doc.Components.Schemas[name].Properties)
 		if want := report.Fields(v); !slices.Equal(keys, want) {

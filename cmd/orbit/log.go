@@ -11,11 +11,12 @@ import (
 )
 
 type logOptions struct {
-	f        *Factory
-	Limit    int
-	Category string
-	Outcome  string
-	JSON     jsonFlag
+	f         *Factory
+	Limit     int
+	Filter    db.DecisionFilter
+	Since     string
+	Iteration int64
+	JSON      jsonFlag
 }
 
 func newCmdLog(f *Factory, runF func(*logOptions) error) *cobra.Command {
@@ -23,31 +24,65 @@ func newCmdLog(f *Factory, runF func(*logOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Show the latest decisions",
-		Long: `Show the latest decisions, newest first, with their current outcome (the
-latest retrograde event: CORRECT, INCORRECT, or PENDING while unverified).`,
+		Long: `Show the latest decisions, newest first, with their time and current outcome
+(the latest retrograde event: CORRECT, INCORRECT, or PENDING while
+unverified). Filters combine; enumerations are taken in any case. What
+awaits a human is --decision NEEDS_REVIEW. Times are UTC.`,
 		Example: `  orbit log
   orbit log --limit 50 --category architecture
-  orbit log --outcome INCORRECT --json=id,input,reason`,
+  orbit log --decision needs_review --since 7d
+  orbit log --tier deep_think --iteration 12 --grep postgres
+  orbit log --outcome INCORRECT --json id,input,evidence`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
 				return flagErrorf("--limit %d: must be 0 (all) or more", opts.Limit)
 			}
-			if err := oneOf("category", opts.Category, journal.Categories); err != nil {
-				return err
+			fl := &opts.Filter
+			for _, e := range []struct {
+				field   string
+				v       *string
+				allowed []string
+			}{
+				{"category", &fl.Category, journal.Categories}, {"outcome", &fl.Outcome, journal.Outcomes},
+				{"tier", &fl.Tier, journal.Tiers}, {"decision", &fl.Decision, journal.DecisionValues},
+			} {
+				v, err := journal.ParseEnum(e.field, *e.v, e.allowed)
+				if err != nil {
+					return inputError(err)
+				}
+				*e.v = v
 			}
-			if err := oneOf("outcome", opts.Outcome, journal.Outcomes); err != nil {
-				return err
+			if opts.Since != "" {
+				since, err := parseSince(opts.Since, f.Now())
+				if err != nil {
+					return err
+				}
+				fl.SinceNS = since
 			}
+			if cmd.Flags().Changed("iteration") {
+				if opts.Iteration < 0 {
+					return flagErrorf("--iteration %d: must be 0 or more", opts.Iteration)
+				}
+				fl.Iteration = &opts.Iteration
+			}
+			fl.Limit = opts.Limit
 			if runF != nil {
 				return runF(opts)
 			}
 			return logRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 20, "how many decisions (0: all)")
-	cmd.Flags().StringVar(&opts.Category, "category", "", "only this category (feature, architecture, quality, scope, deploy)")
-	cmd.Flags().StringVar(&opts.Outcome, "outcome", "", "only this current outcome (CORRECT, INCORRECT, PENDING, N/A)")
+	fl := cmd.Flags()
+	fl.IntVarP(&opts.Limit, "limit", "n", 20, "how many decisions (0: all)")
+	fl.StringVar(&opts.Filter.Category, "category", "", "only this category (feature, architecture, quality, scope, deploy)")
+	fl.StringVar(&opts.Filter.Outcome, "outcome", "", "only this current outcome (CORRECT, INCORRECT, PENDING, N/A)")
+	fl.StringVar(&opts.Filter.Tier, "tier", "", "only this tier (auto_approve, quick_review, deep_think, escalate)")
+	fl.StringVar(&opts.Filter.Decision, "decision", "", "only this decision (APPROVED, NEEDS_REVIEW, REJECTED)")
+	fl.StringVar(&opts.Filter.Requestor, "requestor", "", "only decisions this requestor asked for")
+	fl.StringVar(&opts.Filter.Grep, "grep", "", "only decisions whose input, reason, next action or context holds this text")
+	fl.StringVar(&opts.Since, "since", "", "only decisions at or after this time: RFC 3339, a date (2006-01-02, UTC), or a duration ago (24h, 7d, 2w)")
+	fl.Int64Var(&opts.Iteration, "iteration", 0, "only this iteration")
 	addJSONFlag(cmd, &opts.JSON, []journal.DecisionView{})
 	return cmd
 }
@@ -58,7 +93,7 @@ func logRun(ctx context.Context, opts *logOptions) error {
 	if err != nil {
 		return err
 	}
-	rows, err := ix.Store.LatestDecisions(ctx, db.DecisionFilter{Category: opts.Category, Outcome: opts.Outcome, Limit: opts.Limit})
+	rows, err := ix.Store.LatestDecisions(ctx, opts.Filter)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/report"
 )
 
@@ -21,21 +22,25 @@ type retroOptions struct {
 func newCmdRetro(f *Factory, runF func(*retroOptions) error) *cobra.Command {
 	opts := &retroOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "retro ID CORRECT|INCORRECT",
+		Use:   "retro ID CORRECT|INCORRECT|PENDING",
 		Short: "Record whether an earlier decision proved right",
 		Long: `Record a retrograde outcome for a decision as an append-only event in
 .claude/ceo-loop-retrograde.jsonl. The decision's own line is never edited
 (seed 000, gotcha 4). A later outcome for the same decision supersedes this
 one; both stay in the history. CONFIRMED and FAILED are accepted for CORRECT
-and INCORRECT. The state file's counters and trust level follow.`,
+and INCORRECT, in any case. PENDING takes a verdict given by mistake back
+(with --evidence saying why): the decision is unverified again, and both
+events stay in its history (orbit show ID). The state file's counters and
+trust level follow.`,
 		Example: `  orbit retro iter-6-2 CORRECT --evidence "commit 4f2a91c landed, CI green"
   orbit retro iter-5-1 FAILED --evidence "rolled back after the canary"
-  orbit retro iter-5-1 INCORRECT --json`,
+  orbit retro iter-5-1 INCORRECT --json
+  orbit retro iter-5-1 pending --evidence "judged the wrong decision"`,
 		Args: exactArgs(2, "ID and CORRECT or INCORRECT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID, opts.Outcome = args[0], args[1]
-			if _, err := ceo.ParseOutcome(opts.Outcome); err != nil {
-				return &flagError{err: err}
+			if _, err := ceo.ParseRetroOutcome(opts.Outcome); err != nil {
+				return flagErrorf("%s", err.(*journal.FieldError).Render("OUTCOME"))
 			}
 			if runF != nil {
 				return runF(opts)

@@ -9,6 +9,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// extraCommands are commands only some builds have (`make man`'s).
+var extraCommands []func(*Factory) *cobra.Command
+
 func newCmdRoot(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "orbit <command>",
@@ -22,6 +25,7 @@ them, rebuilt whenever it is missing or unreadable.`,
 		Example: `  orbit init                      # start a project here
   orbit import old-journal.jsonl  # bring in an existing journal
   orbit log --limit 10            # the latest decisions
+  orbit show iter-6-2             # one decision, its outcome history and precedents
   orbit verify                    # journal and index agree?
   orbit demo                      # everything, on sample data`,
 		SilenceErrors: true,
@@ -32,12 +36,12 @@ them, rebuilt whenever it is missing or unreadable.`,
 	cmd.PersistentFlags().StringVar(&f.DBFlag, "db", "", "index path (default: <root>/.claude/orbit.db; env ORBIT_DB)")
 	cmd.PersistentFlags().StringArrayVar(&f.SafeDirs, "safe-directory", nil, "trust this project root though another user owns it or everyone may write it (repeatable, * for all; env "+project.SafeDirectoryEnv+")")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
-	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(
 		newCmdInit(f, nil),
 		newCmdDecide(f, nil),
 		newCmdRetro(f, nil),
+		newCmdShow(f, nil),
 		newCmdPolicy(f, nil),
 		newCmdPrecedent(f, nil),
 		newCmdTrust(f, nil),
@@ -60,8 +64,18 @@ them, rebuilt whenever it is missing or unreadable.`,
 		newCmdVerify(f, nil),
 		newCmdMigrate(f),
 		newCmdDemo(f, nil),
+		newCmdVersion(f, nil),
 	)
+	for _, extra := range extraCommands {
+		cmd.AddCommand(extra(f))
+	}
+	if f.IO != nil {
+		// The completion commands take their writer when they are made.
+		cmd.SetOut(f.IO.Out)
+		cmd.SetErr(f.IO.ErrOut)
+	}
 	cmd.InitDefaultCompletionCmd()
+	registerValueCompletions(cmd)
 	requireSubcommands(cmd)
 	return cmd
 }

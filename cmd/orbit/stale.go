@@ -36,7 +36,7 @@ With --fail the exit status is 3 when any decision is stale, so that a hook or
 CI can gate on it.`,
 		Example: `  orbit stale
   orbit stale --iterations 5 --limit 0
-  orbit stale --older-than 24h --fail
+  orbit stale --older-than 7d --fail
   orbit stale --json=id,age_iterations`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,7 +50,7 @@ CI can gate on it.`,
 		},
 	}
 	cmd.Flags().Int64Var(&opts.Iterations, "iterations", ceo.DefaultStaleIterations, "stale when still PENDING more than this many iterations later")
-	cmd.Flags().DurationVar(&opts.OlderThan, "older-than", 0, "stale when older than this (e.g. 24h); replaces --iterations")
+	cmd.Flags().Var(durationFlag{&opts.OlderThan}, "older-than", "stale when older than this (24h, 7d, 2w); replaces --iterations")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", ceo.DefaultStaleLimit, "list at most this many, oldest first (0: all)")
 	cmd.Flags().BoolVar(&opts.Fail, "fail", false, "exit 3 when any decision is stale")
 	addJSONFlag(cmd, &opts.JSON, []ceo.StaleDecision{})

@@ -77,7 +77,7 @@ iterations against the 80%/90% thresholds and the reliability diagram.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "text or md")
-	cmd.Flags().StringVar(&opts.Since, "since", "", "only decisions at or after this time (RFC 3339, a date, or a duration ago like 72h)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only decisions at or after this time: RFC 3339, a date (2006-01-02, midnight UTC), or a duration ago (72h, 7d, 2w)")
 	cmd.Flags().StringVar(&opts.Category, "category", "", "only this category")
 	cmd.Flags().IntVar(&opts.Window, "window", 0, "only the last N scored decisions")
 	cmd.Flags().IntVar(&opts.Bins, "bins", 10, "confidence bins for calibration")
@@ -98,10 +98,10 @@ func parseSince(s string, now time.Time) (int64, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.UnixNano(), nil
 	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	if d, err := parseDuration(s); err == nil && d > 0 {
 		return now.Add(-d).UnixNano(), nil
 	}
-	return 0, flagErrorf("--since %q: want an RFC 3339 time, a date (2006-01-02) or a duration (72h)", s)
+	return 0, flagErrorf("--since %q: want an RFC 3339 time, a date (2006-01-02, UTC) or a duration ago (72h, 7d, 2w)", s)
 }
 
 func trustRun(ctx context.Context, opts *trustOptions) error {
