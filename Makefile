@@ -49,9 +49,11 @@ fuzz:
 
 # The reliability suite (reliability/, build tag reliability): builds the real
 # binary and attacks it with parallel hooks, kill -9, a lost or broken index,
-# tampering and the hostile corpus in testdata/bad, then runs each fuzz target
-# for FUZZTIME; writes RELIABILITY.md. About 8 minutes on 2 cores with a warm
-# build cache, 12 from nothing. RELFLAGS="-scale 0.1" for a quick pass.
+# tampering and the hostile corpus in testdata/bad, 20 projects pushing to two
+# hub processes on PostgreSQL (ORBIT_TEST_POSTGRES) with pushers and a hub
+# SIGKILLed (about 3.5 minutes), then runs each fuzz target
+# for FUZZTIME; writes RELIABILITY.md. About 12 minutes on 2 cores with a warm
+# build cache, 16 from nothing. RELFLAGS="-scale 0.1" for a quick pass.
 reliability:
 	$(GO) test -tags reliability -count=1 -timeout 40m -v ./reliability \
 	  -fuzzfor $(FUZZTIME) -md $(CURDIR)/RELIABILITY.md $(RELFLAGS)

@@ -28,3 +28,7 @@ func TestHostileInput(t *testing.T) { hostileInput(t) }
 
 // TestFuzzTargets: every fuzz target for -fuzzfor (fuzz_test.go).
 func TestFuzzTargets(t *testing.T) { fuzzTargetsRun(t) }
+
+// TestFleet: 20 projects pushing to two hub processes on one PostgreSQL
+// while 8 clients read, pushers and a hub SIGKILLed (fleet_test.go).
+func TestFleet(t *testing.T) { fleet(t) }

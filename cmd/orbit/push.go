@@ -23,6 +23,7 @@ type pushOptions struct {
 	TokenFile string
 	Watch     bool
 	Interval  time.Duration
+	Batch     int64
 	JSON      jsonFlag
 }
 
@@ -63,6 +64,9 @@ is down never slows or fails one.`,
 			if len(args) == 1 {
 				opts.Remote = args[0]
 			}
+			if opts.Batch < 1024 || opts.Batch > hub.MaxBatch {
+				return flagErrorf("--batch-bytes %d: must be from 1024 to %d", opts.Batch, hub.MaxBatch)
+			}
 			if opts.Interval < 100*time.Millisecond {
 				return flagErrorf("--interval %s: must be at least 100ms", opts.Interval)
 			}
@@ -75,6 +79,7 @@ is down never slows or fails one.`,
 	cmd.Flags().StringVar(&opts.TokenFile, "token-file", "", "read the token from this file (mode 0600); else ORBIT_TOKEN")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "keep pushing as the journals grow, until interrupted")
 	cmd.Flags().DurationVar(&opts.Interval, "interval", 2*time.Second, "with --watch, how often to look for new lines")
+	cmd.Flags().Int64Var(&opts.Batch, "batch-bytes", 1<<20, "how many bytes of whole lines one batch carries (the hub stores each in one transaction)")
 	addJSONFlag(cmd, &opts.JSON, []string{"project", "remote", "files"})
 	return cmd
 }
@@ -116,7 +121,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 	if opts.Watch {
 		return pushWatch(ctx, opts, t)
 	}
-	rep, err := pushOnce(ctx, f, t)
+	rep, err := pushOnce(ctx, f, t, opts.Batch)
 	if err != nil {
 		return err
 	}
@@ -138,7 +143,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 
 // pushOnce syncs the local index first, so that a journal whose past the
 // follower finds rewritten now is held back, then pushes.
-func pushOnce(ctx context.Context, f *Factory, t pushTarget) (remote.Report, error) {
+func pushOnce(ctx context.Context, f *Factory, t pushTarget, batch int64) (remote.Report, error) {
 	skip := map[string]string{}
 	ix, err := f.Index(ctx)
 	if err != nil {
@@ -156,7 +161,7 @@ func pushOnce(ctx context.Context, f *Factory, t pushTarget) (remote.Report, err
 			}
 		}
 	}
-	rep, err := remote.Push(ctx, t.client, t.proj, t.id, remote.PushOptions{Skip: skip})
+	rep, err := remote.Push(ctx, t.client, t.proj, t.id, remote.PushOptions{Skip: skip, BatchBytes: batch})
 	rep.Remote = t.remote.Name
 	if err != nil {
 		return rep, fmt.Errorf("push to %s (%s): %w", t.remote.Name, t.remote.URL, err)
@@ -200,7 +205,7 @@ func pushWatch(ctx context.Context, opts *pushOptions, t pushTarget) error {
 			}
 			continue
 		}
-		rep, err := pushOnce(ctx, f, t)
+		rep, err := pushOnce(ctx, f, t, opts.Batch)
 		switch {
 		case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 			return nil
