@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/orbit-loop/orbit/project"
 )
@@ -204,7 +207,11 @@ func (im *importer) file(ctx context.Context, path string) error {
 	first := len(im.rep.Problems)
 	fr := &ImportFile{Path: path}
 	im.rep.Files = append(im.rep.Files, fr)
-	r := NewReader(f, path, 0, 0)
+	var src io.Reader = f
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		src = csvLines(f, path)
+	}
+	r := NewReader(src, path, 0, 0)
 	r.AcceptUnterminated = true
 	n := 0
 	err = produce(ctx, r, decisionKind{}, math.MaxInt, func(p *parsed) error {

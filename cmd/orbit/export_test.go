@@ -183,3 +183,39 @@ func TestExportUnknownFormat(t *testing.T) {
 		t.Errorf("stdout = %q; want empty", res.stdout)
 	}
 }
+
+// TestExportCSVImportRoundTrip: a CSV export has one column per field of
+// the decision's form, context and request_id among them, and orbit import
+// reads it back to the same decisions.
+func TestExportCSVImportRoundTrip(t *testing.T) {
+	src := projectWith(t, "journal.jsonl")
+	src.mustRun("decide", "--title", "Pin eslint, \"quoted\"\nover two lines", "--category", "quality", "--impact", "low", "--reversible",
+		"--context", "CI keeps breaking", "--key", "req-42", "--requestor", "forge:builder")
+	csvPath := filepath.Join(t.TempDir(), "decisions.csv")
+	src.mustRun("export", "--format", "csv", "--out", csvPath)
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := strings.SplitN(string(data), "\n", 2)[0]
+	if header != strings.Join(report.CSVColumns(), ",") || !strings.Contains(header, ",context,request_id,") {
+		t.Errorf("CSV header %q; want every field of the decision form", header)
+	}
+	dst := newProject(t)
+	dst.mustRun("init")
+	if res := dst.run("import", csvPath); res.code != exitOK {
+		t.Fatalf("import %s: exit %d\n%s", csvPath, res.code, res.stderr)
+	}
+	fields := "--json=id,iteration,ts,tier,depth,category,input,decision,reason,next_action,verification,retrograde,confidence,requestor,context,request_id,line"
+	want, got := src.mustRun("log", "--limit", "0", fields).stdout, dst.mustRun("log", "--limit", "0", fields).stdout
+	if got != want {
+		t.Errorf("decisions imported from CSV:\n%s\nwant the exported ones:\n%s", got, want)
+	}
+	// A bad cell is a rejected line named by the CSV's line.
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	os.WriteFile(bad, []byte(header+"\niter-9-1,nine,2026-03-09T12:00:00Z,auto_approve,trivial,quality,x,APPROVED,r,,PENDING,,N/A,,,,,PENDING,,,1\n"), 0o644)
+	res := dst.run("import", bad)
+	if res.code != exitFindings || !strings.Contains(res.stderr, "bad.csv:2") {
+		t.Errorf("import of a bad CSV row: exit %d, stderr %q; want exit 3 naming bad.csv:2", res.code, res.stderr)
+	}
+}
