@@ -74,7 +74,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if len(out.Precedent) == 0 || out.Precedent[0].ID != d.ID || out.Precedent[0].Outcome != "CORRECT" {
 		t.Errorf("precedent = %+v; want %s first, CORRECT", out.Precedent, d.ID)
 	}
-	if want := `--category "qualty" is not allowed (allowed: feature, architecture, quality, scope, deploy)`; !out.Refused.IsError || out.Refused.Text != want {
+	if want := `category "qualty" is not allowed (allowed: feature, architecture, quality, scope, deploy); did you mean "quality"?`; !out.Refused.IsError || out.Refused.Text != want {
 		t.Errorf("refused call = %+v; want the tool error %q", out.Refused, want)
 	}
 
