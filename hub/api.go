@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -85,7 +84,7 @@ func (s *Server) Handler() http.Handler {
 // hub needs one, since a hub holds many projects.
 func (s *Server) guard(next func(http.ResponseWriter, *http.Request, Access)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		tok := bearer(r)
+		tok := server.BearerToken(r)
 		a, ok, err := s.store.Authenticate(r.Context(), tok, s.cfg.Admin)
 		if err != nil {
 			s.fail(w, r, err)
@@ -99,16 +98,6 @@ func (s *Server) guard(next func(http.ResponseWriter, *http.Request, Access)) ht
 		}
 		next(w, r, a)
 	}
-}
-
-// bearer returns the request's bearer token ("" without one); the scheme
-// is case-insensitive (RFC 7235).
-func bearer(r *http.Request) string {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(tok)
 }
 
 // fail answers an error: the store's typed errors as what they are,

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +43,7 @@ var routes = []route{
 	{"POST", "/api/v1/knowledge/match", true, (*Server).handleKnowledgeMatch},
 	{"GET", "/api/v1/events", false, (*Server).handleEvents},
 	{"GET", "/api/v1/openapi.json", false, (*Server).handleOpenAPI},
+	{"POST", "/api/v1/session", true, (*Server).handleSession},
 }
 
 // Handler is the server's whole HTTP surface.
@@ -63,7 +63,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.Handle("GET /metrics", s.guard(route{path: "/metrics"}, s.metrics.handler().ServeHTTP))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	mux.HandleFunc("GET /readyz", s.handleReady)
+	mux.Handle("GET /readyz", s.guard(route{path: "/readyz"}, s.handleReady))
 	web := s.instrument("/", dashboard())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -82,14 +82,21 @@ func (s *Server) Handler() http.Handler {
 		}
 		problem(w, r, http.StatusNotFound, "no such endpoint", r.Method+" "+r.URL.Path+" (GET /api/v1/openapi.json lists them)")
 	})
-	return mux
+	return s.secure(mux)
 }
 
-// guard enforces the token (writes always; everything off loopback) and
-// the body size limit.
+// guard enforces the credentials and the body size limit: writes need
+// the bearer token, always; off loopback reads need it too, or the
+// dashboard's session cookie (guard.go). A cookie never allows a write: a
+// browser sends it for whatever page it is on, a header only code that
+// knows the token sends.
 func (s *Server) guard(rt route, next http.HandlerFunc) http.HandlerFunc {
+	need := readScope
+	if rt.write {
+		need = writeScope
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if (rt.write || !s.loopback) && !s.authorized(r, rt.write) {
+		if (rt.write || !s.loopback.Load()) && s.access(r) < need {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="orbit"`)
 			problem(w, r, http.StatusUnauthorized, "missing or wrong bearer token", "send Authorization: Bearer <token> (printed by orbit serve)")
 			return
@@ -99,25 +106,12 @@ func (s *Server) guard(rt route, next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// tokenCookie carries the token for the dashboard's reads off loopback: an
-// EventSource or an <img> cannot send a header.
-const tokenCookie = "orbit_token"
-
-// authorized reports whether r carries the token: as a bearer header, or
-// for a read as the dashboard's cookie (never for a write: a cookie is sent
-// by whatever page the browser is on, a header only by code that knows the
-// token).
-func (s *Server) authorized(r *http.Request, write bool) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok && !write {
-		if c, err := r.Cookie(tokenCookie); err == nil {
-			got, ok = c.Value, true
-		}
-	}
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
-}
-
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if held := s.mu.held(); held > s.cfg.StuckAfter {
+		problem(w, r, http.StatusServiceUnavailable, "not ready: the writer is stuck",
+			fmt.Sprintf("one write has held the index for %s (a file or lock it waits for?)", held.Round(time.Second)))
+		return
+	}
 	if msg := s.syncErr.Load().(string); msg != "" {
 		problem(w, r, http.StatusServiceUnavailable, "not ready: the last sync failed", msg)
 		return

@@ -62,6 +62,14 @@ func (h *hub) close() {
 // handleEvents streams server-sent events: "sync" whenever the index
 // changes, a comment every 15 s to keep proxies from closing the stream.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	client := clientOf(r)
+	if !s.streams.acquire(client) {
+		w.Header().Set("Retry-After", "30")
+		problem(w, r, http.StatusServiceUnavailable, "too many event streams",
+			fmt.Sprintf("at most %d streams at once, %d per client address: close another dashboard, or poll the API", s.cfg.MaxStreams, s.cfg.MaxStreamsPerClient))
+		return
+	}
+	defer s.streams.release(client)
 	c, ok := s.hub.subscribe()
 	if !ok {
 		problem(w, r, http.StatusServiceUnavailable, "shutting down", "")

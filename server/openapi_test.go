@@ -54,6 +54,35 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		if len(o.Responses) == 0 {
 			t.Errorf("%s %s documents no response", rt[0], rt[1])
 		}
+		// Every answer is declared, with its body: the errors every route
+		// may give (401 off loopback, 421 for a foreign Host, 500) and a
+		// schema for every response that has a body.
+		for _, code := range []string{"401", "421", "500"} {
+			if _, ok := o.Responses[code]; !ok {
+				t.Errorf("%s %s does not document %s", rt[0], rt[1], code)
+			}
+		}
+		for code, raw := range o.Responses {
+			var resp struct {
+				Ref     string                          `json:"$ref"`
+				Content map[string]struct{ Schema any } `json:"content"`
+			}
+			if err := json.Unmarshal(raw, &resp); err != nil {
+				t.Errorf("%s %s %s: %v", rt[0], rt[1], code, err)
+				continue
+			}
+			if code == "204" || resp.Ref != "" {
+				continue
+			}
+			if len(resp.Content) == 0 {
+				t.Errorf("%s %s %s declares no body", rt[0], rt[1], code)
+			}
+			for ct, c := range resp.Content {
+				if c.Schema == nil && ct != "image/svg+xml" {
+					t.Errorf("%s %s %s %s has no schema", rt[0], rt[1], code, ct)
+				}
+			}
+		}
 		if server.WriteRoute(rt[0], rt[1]) {
 			if !slices.ContainsFunc(o.Security, func(m map[string]any) bool { _, ok := m["bearer"]; return ok }) {
 				t.Errorf("write route %s %s does not declare the bearer security scheme", rt[0], rt[1])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"strings"
 
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/report"
@@ -32,12 +33,12 @@ type Problem struct {
 // fieldProblem answers a request field orbit cannot take, naming the field
 // as the JSON body does.
 func fieldProblem(w http.ResponseWriter, r *http.Request, status int, fe *journal.FieldError) {
-	writeProblem(w, Problem{Type: "about:blank", Title: "the request cannot be recorded as given", Status: status,
+	writeProblem(w, r, Problem{Type: "about:blank", Title: "the request cannot be recorded as given", Status: status,
 		Detail: fe.Error(), Instance: r.URL.Path, Field: fe.Field, Value: fe.Value, Allowed: fe.Allowed})
 }
 
 func problem(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
-	writeProblem(w, Problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Instance: r.URL.Path})
+	writeProblem(w, r, Problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Instance: r.URL.Path})
 }
 
 // errorProblem writes err as a problem detail, with the finding behind it,
@@ -52,10 +53,17 @@ func errorProblem(w http.ResponseWriter, r *http.Request, root string, status in
 		p.Finding = &f
 		p.Detail = f.Error()
 	}
-	writeProblem(w, p)
+	writeProblem(w, r, p)
 }
 
-func writeProblem(w http.ResponseWriter, p Problem) {
+// writeProblem writes p, naming the files of the project (whose root the
+// request carries, Server.secure) relative to it: an absolute path says
+// where the user keeps their work, which is none of a client's business.
+func writeProblem(w http.ResponseWriter, r *http.Request, p Problem) {
+	if root, _ := r.Context().Value(rootKey{}).(string); root != "" {
+		p.Detail = strings.ReplaceAll(p.Detail, root+string(filepath.Separator), "")
+		p.Detail = strings.ReplaceAll(p.Detail, root, ".")
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)

@@ -8,10 +8,12 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -21,6 +23,7 @@ import (
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/report"
 )
 
 // Config configures a server.
@@ -38,6 +41,16 @@ type Config struct {
 	PollInterval time.Duration
 	// Readers is the size of the read pool (default 4).
 	Readers int
+	// TLSCert and TLSKey, both set, serve HTTPS with this certificate and
+	// key (PEM files): off loopback the token otherwise travels in clear.
+	TLSCert, TLSKey string
+	// MaxStreams and MaxStreamsPerClient cap the event streams open at
+	// once, in total and per client address (default 64 and 8); past
+	// them a stream is refused with 503.
+	MaxStreams, MaxStreamsPerClient int
+	// StuckAfter is how long one write may hold the index before /readyz
+	// reports the writer stuck (default 15s).
+	StuckAfter time.Duration
 }
 
 // MaxBody bounds a request body.
@@ -45,13 +58,20 @@ const MaxBody = 1 << 20
 
 // Server serves one project.
 type Server struct {
-	cfg      Config
-	proj     project.Project
-	ix       *journal.Index // the writer: sync and records
-	reads    *db.Store      // a read-only pool for queries
-	loopback bool
+	cfg   Config
+	proj  project.Project
+	ix    *journal.Index // the writer: sync and records
+	reads *db.Store      // a read-only pool for queries
+	// loopback is true while the server listens on a loopback address
+	// only (as bound, not as named): reads need no token, and the Host of
+	// every request is checked.
+	loopback   atomic.Bool
+	tokenGiven bool
+	tls        *tls.Config
+	sessions   sessions
+	streams    streams
 
-	mu      sync.Mutex // in-process writes: sync, records
+	mu      writer // in-process writes: sync, records, loop control
 	commits chan *decideReq
 	hub     *hub
 	metrics *metrics
@@ -61,17 +81,22 @@ type Server struct {
 	syncErr  atomic.Value // string: the last sync error ("" when fine)
 }
 
-// IsLoopback reports whether addr binds only the loopback interface.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
+// writer serialises the server's writes and remembers since when the
+// current one has held the index, so that /readyz can tell a stuck writer.
+type writer struct {
+	mu    sync.Mutex
+	since atomic.Int64 // unix nanoseconds the holder took it; 0 when free
+}
+
+func (w *writer) Lock()   { w.mu.Lock(); w.since.Store(time.Now().UnixNano()) }
+func (w *writer) Unlock() { w.since.Store(0); w.mu.Unlock() }
+
+// held is how long the current write has held the index (0 when none).
+func (w *writer) held() time.Duration {
+	if t := w.since.Load(); t != 0 {
+		return time.Since(time.Unix(0, t))
 	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return 0
 }
 
 // NewToken returns a random bearer token.
@@ -101,9 +126,32 @@ func New(ctx context.Context, ix *journal.Index, cfg Config) (*Server, error) {
 	if cfg.Readers <= 0 {
 		cfg.Readers = 4
 	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = 64
+	}
+	if cfg.MaxStreamsPerClient <= 0 {
+		cfg.MaxStreamsPerClient = 8
+	}
+	if cfg.StuckAfter <= 0 {
+		cfg.StuckAfter = 15 * time.Second
+	}
 	loop := IsLoopback(cfg.Addr)
-	if !loop && cfg.Token == "" {
+	tokenGiven := cfg.Token != ""
+	if !loop && !tokenGiven {
 		return nil, fmt.Errorf("serve: %s is not a loopback address: a --token (or ORBIT_TOKEN) is required", cfg.Addr)
+	}
+	if tokenGiven {
+		if err := CheckToken(cfg.Token); err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+	}
+	var tlsCfg *tls.Config
+	if cfg.TLSCert != "" || cfg.TLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("serve: --tls-cert/--tls-key: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if cfg.Token == "" {
 		t, err := NewToken()
@@ -116,8 +164,10 @@ func New(ctx context.Context, ix *journal.Index, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, proj: ix.Project, ix: ix, reads: reads, loopback: loop,
+	s := &Server{cfg: cfg, proj: ix.Project, ix: ix, reads: reads, tokenGiven: tokenGiven, tls: tlsCfg,
 		commits: make(chan *decideReq, 1024), hub: newHub()}
+	s.loopback.Store(loop)
+	s.streams.max, s.streams.per = cfg.MaxStreams, cfg.MaxStreamsPerClient
 	s.syncErr.Store("")
 	s.metrics = newMetrics(s)
 	if err := s.sync(ctx); err != nil {
@@ -141,13 +191,13 @@ func (s *Server) sync(ctx context.Context) error {
 	s.mu.Unlock()
 	if err != nil {
 		s.syncErr.Store(err.Error())
-		fmt.Fprintf(s.cfg.Log, "sync: %v\n", err)
+		s.logf("sync: %v", err)
 		return err
 	}
 	s.syncErr.Store("")
 	s.lastSync.Store(s.cfg.Now().UnixNano())
 	for _, p := range rep.Rewritten {
-		fmt.Fprintf(s.cfg.Log, "sync: %s\n", p.Error())
+		s.logf("sync: %s", p.Error())
 	}
 	if rep.Decisions+rep.Events > 0 || len(rep.Problems) > 0 || len(rep.Rewritten) > 0 {
 		s.changed()
@@ -155,9 +205,10 @@ func (s *Server) sync(ctx context.Context) error {
 	return nil
 }
 
-// logf writes one line to the server's log.
+// logf writes one line to the server's log, escaped (report.EscapeLog):
+// the names and errors it quotes come from the project's files.
 func (s *Server) logf(format string, args ...any) {
-	fmt.Fprintf(s.cfg.Log, format+"\n", args...)
+	io.WriteString(s.cfg.Log, report.EscapeLog(fmt.Sprintf(format, args...))+"\n")
 }
 
 // changed bumps the generation and wakes the dashboards.
@@ -168,7 +219,17 @@ func (s *Server) changed() {
 
 // Run serves until ctx is done, then shuts down gracefully: no new
 // connections, in-flight requests and pending decisions finish.
+// Whether the server is on loopback is decided by the address ln bound, not
+// by the name it was asked for.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	loop := IsLoopback(ln.Addr().String())
+	if !loop && !s.tokenGiven {
+		return fmt.Errorf("%s is not a loopback address (it was asked for as %s): a --token (or ORBIT_TOKEN) is required", ln.Addr(), s.cfg.Addr)
+	}
+	s.loopback.Store(loop)
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+	}
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -176,6 +237,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(s.cfg.Log, "serve: ", 0),
 	}
 	bg, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -19,8 +19,7 @@ func dashboard() http.Handler {
 	}
 	files := http.FileServerFS(sub)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		setHeaders(w.Header())
 		files.ServeHTTP(w, r)
 	})
 }

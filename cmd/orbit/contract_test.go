@@ -97,7 +97,7 @@ func newContractEnv(t *testing.T) *contractEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	srv, err := server.New(context.Background(), ix, server.Config{Token: "t", Now: f.Now})
+	srv, err := server.New(context.Background(), ix, server.Config{Token: "contract-test-token-0123456789abcdef", Now: f.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,9 @@ func newContractEnv(t *testing.T) *contractEnv {
 func (e *contractEnv) get(t *testing.T, path string) []byte {
 	t.Helper()
 	w := httptest.NewRecorder()
-	e.api.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	req := httptest.NewRequest("GET", path, nil)
+	req.Host = "localhost" // a loopback server answers only to its own name
+	e.api.ServeHTTP(w, req)
 	if w.Code != 200 {
 		t.Fatalf("GET %s: %d %s", path, w.Code, w.Body)
 	}
@@ -233,7 +235,7 @@ func (e *contractEnv) post(t *testing.T, path, body string) []byte {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	srv, err := server.New(context.Background(), ix, server.Config{Addr: "127.0.0.1:0", Token: "t", Now: f.Now})
+	srv, err := server.New(context.Background(), ix, server.Config{Addr: "127.0.0.1:0", Token: "contract-test-token-0123456789abcdef", Now: f.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +246,7 @@ func (e *contractEnv) post(t *testing.T, path, body string) []byte {
 	go func() { done <- srv.Run(ctx, ts.Listener) }()
 	defer func() { cancel(); <-done }()
 	req, _ := http.NewRequest("POST", "http://"+ts.Listener.Addr().String()+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Authorization", "Bearer contract-test-token-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -38,13 +38,14 @@ func stopThroughAPI(tb testing.TB, p *testProject, status string) {
 	if _, err := ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(ctx, ix, server.Config{Token: "face-token", Now: func() time.Time { return testNow }, Log: io.Discard})
+	srv, err := server.New(ctx, ix, server.Config{Token: "face-token-face-token-face-token-0", Now: func() time.Time { return testNow }, Log: io.Discard})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer srv.Close()
 	req := httptest.NewRequest(http.MethodPost, "/api/v1/loops/orbit/stop", strings.NewReader(`{"status":"`+status+`"}`))
-	req.Header.Set("Authorization", "Bearer face-token")
+	req.Header.Set("Authorization", "Bearer face-token-face-token-face-token-0")
+	req.Host = "localhost" // a loopback server answers only to its own name
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/internal/tooltest"
+	"github.com/orbit-loop/orbit/server"
 )
 
 // victimFile is a file outside the project a hostile checkout aims at.
@@ -445,5 +446,34 @@ func TestHookWaitsAreBounded(t *testing.T) {
 				t.Errorf("output = %+v; want a systemMessage saying %q", o, tt.want)
 			}
 		})
+	}
+}
+
+// TestServeTokens: orbit serve --new-token prints a token it accepts; a
+// weak one is a usage error naming the flag; off loopback one is needed.
+func TestServeTokens(t *testing.T) {
+	t.Parallel()
+	res := orbit(t, env{}, "serve", "--new-token")
+	tok := strings.TrimSpace(res.stdout)
+	if res.code != exitOK || len(tok) < 32 || server.CheckToken(tok) != nil {
+		t.Fatalf("serve --new-token: exit %d, %q; want a token of 32+ characters", res.code, res.stdout)
+	}
+	if again := strings.TrimSpace(orbit(t, env{}, "serve", "--new-token").stdout); again == tok {
+		t.Errorf("two --new-token runs printed the same token")
+	}
+	p := newProject(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--addr", "0.0.0.0:0", "--token", "a"}, "--token: the token is 1 characters; at least 32"},
+		{[]string{"--token", " "}, "--token: the token is 1 characters"},
+		{[]string{"--addr", "0.0.0.0:0"}, "--addr 0.0.0.0:0 is not loopback: --token (or ORBIT_TOKEN) is required"},
+		{[]string{"--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+	} {
+		res := p.run(append([]string{"serve"}, tt.args...)...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, tt.want) {
+			t.Errorf("serve %v: exit %d, %q; want exit 2 saying %q", tt.args, res.code, res.stderr, tt.want)
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/orbit-loop/orbit/journal"
@@ -221,6 +222,12 @@ func (s served) getJSON(t *testing.T, path string, v any) int {
 // browser starts headless Chromium with a fresh profile for the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	return browserWith(t)
+}
+
+// browserWith is browser with more command-line options.
+func browserWith(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)),
 		chromedp.Headless,
@@ -236,6 +243,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-extensions", true),
 		chromedp.UserDataDir(t.TempDir()),
 	}
+	opts = append(opts, more...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelA() })
@@ -573,4 +581,52 @@ func TestDashboardOffLoopback(t *testing.T) {
 	waitFor(t, ctx, "off loopback, the headline shows the trust level (the dashboard must send the token it was given)", levelShown, 10*time.Second)
 	waitFor(t, ctx, "off loopback, the chart <img> loads", chartLoaded, 10*time.Second)
 	waitFor(t, ctx, "off loopback, the event stream is live", `document.getElementById("live").textContent === "live"`, 10*time.Second)
+	// The token is in no cookie: the page's script sees none (the read
+	// session is HttpOnly), and any other service on this host would
+	// receive every cookie of it, ports notwithstanding.
+	if c := eval[string](t, ctx, `document.cookie`); c != "" {
+		t.Errorf("document.cookie = %q; want no cookie a script can read (the token in none)", c)
+	}
+}
+
+// TestDNSRebinding: a page of evil.example, whose name the attacker made
+// resolve to 127.0.0.1 (Chromium's host resolver rules stand in for the
+// rebinding DNS server), runs its script in its own origin and fetches the
+// API of the orbit serve listening there: every request is refused (421),
+// and no data reaches the page. The dashboard's own origin still reads.
+func TestDNSRebinding(t *testing.T) {
+	root := demoProject(t)
+	s := serve(t, root)
+	port := s.base[strings.LastIndex(s.base, ":")+1:]
+	ctx := tab(t, browserWith(t, chromedp.Flag("host-resolver-rules", "MAP evil.example 127.0.0.1")))
+	evil := "http://evil.example:" + port + "/"
+	if err := chromedp.Do(ctx, chromedp.Navigate(evil)); err != nil {
+		t.Fatal(err)
+	}
+	if origin := eval[string](t, ctx, `location.origin`); origin != "http://evil.example:"+port {
+		t.Fatalf("the page's origin is %q; want the attacker's", origin)
+	}
+	steal := `(async () => {
+		const out = [];
+		for (const p of ["/api/v1/queue", "/api/v1/decisions", "/api/v1/trust", "/api/v1/loops", "/metrics", "/readyz", "/"]) {
+			const r = await fetch(p);
+			out.push(p + " " + r.status + " " + (await r.text()).replace(/\s+/g, " ").slice(0, 200));
+		}
+		return out.join("\n");
+	})()`
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](steal, func(p *runtime.EvaluateParams) { await := true; p.AwaitPromise = &await }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if !strings.Contains(line, " 421 ") || strings.Contains(line, `"pending"`) || strings.Contains(line, `"items"`) || strings.Contains(line, "orbit_") {
+			t.Errorf("the attacker's page read %q; want 421 and no data", line)
+		}
+	}
+	// The dashboard, opened as orbit serve printed it, still reads.
+	own := tab(t, browserWith(t))
+	if err := chromedp.Do(own, chromedp.Navigate(s.url)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, own, "the dashboard on its own origin shows the trust level", levelShown, 10*time.Second)
 }

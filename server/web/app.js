@@ -6,17 +6,22 @@ const pct = (x) => (100 * x).toFixed(1) + "%";
 const ci = (c) => c ? "95% CI " + pct(c.low) + "–" + pct(c.high) : "";
 
 // The bearer token comes with the URL orbit serve prints (#token=...); the
-// fragment never reaches the server. Writes send it as a bearer header.
-// Off loopback reads need it too, and an EventSource or an <img> cannot
-// send a header: a same-site cookie carries it for reads (the server never
-// accepts the cookie for a write).
-(function () {
-  const m = location.hash.match(/token=([0-9a-f]+)/);
-  if (m) { sessionStorage.setItem("orbit-token", m[1]); history.replaceState(null, "", location.pathname); }
-  const t = sessionStorage.getItem("orbit-token");
-  if (t) {
-    document.cookie = "orbit_token=" + t + "; path=/; SameSite=Strict" + (location.protocol === "https:" ? "; Secure" : "");
+// fragment never reaches the server, and the token is kept in this tab's
+// sessionStorage only, never in a cookie. Requests send it as a bearer
+// header. Off loopback an EventSource or an <img> cannot send a header: the
+// page trades the token, once, for a read session the server keeps in an
+// HttpOnly cookie of its own (POST /api/v1/session; none on loopback).
+const session = (async function () {
+  const m = location.hash.match(/(?:^#|&)token=([^&]+)/);
+  if (m) {
+    sessionStorage.setItem("orbit-token", decodeURIComponent(m[1]));
+    history.replaceState(null, "", location.pathname + location.search);
   }
+  const t = sessionStorage.getItem("orbit-token");
+  if (!t) return;
+  try {
+    await fetch("/api/v1/session", { method: "POST", headers: { Authorization: "Bearer " + t } });
+  } catch (e) { /* reads that need it will say so */ }
 })();
 
 function cell(tr, text, cls) {
@@ -186,6 +191,8 @@ function listen() {
   es.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "live"; };
 }
 
-refresh();
-listen();
-setInterval(refresh, 30000);
+session.then(() => {
+  refresh();
+  listen();
+  setInterval(refresh, 30000);
+});
