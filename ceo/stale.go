@@ -77,7 +77,9 @@ func StaleDecisions(ctx context.Context, ix *journal.Index, opts StaleOptions, n
 			return rep, err
 		}
 	}
-	f := db.StaleFilter{Limit: opts.Limit, Cap: opts.Cap}
+	// Decisions imported from conductor tracks keep their own track: the
+	// ORBIT loop's iterations do not age them.
+	f := db.StaleFilter{Limit: opts.Limit, Cap: opts.Cap, NotRequestor: journal.RequestorConductor}
 	if opts.OlderThan > 0 {
 		f.BeforeNS = now.Add(-opts.OlderThan).UnixNano()
 	} else {

@@ -20,6 +20,9 @@ import (
 const (
 	LoopsDir   = ".planning/loops"
 	DaemonFile = ".planning/daemon.json"
+	// AutomationsDir holds Codex automations, legacy loop state
+	// Citadel's loops.js list also reads (seed 001).
+	AutomationsDir = ".planning/codex-automations"
 )
 
 // ContractVersion is the version Citadel's contract records carry.

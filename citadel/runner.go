@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +70,10 @@ type RunResult struct {
 	ReviewArtifact string `json:"review_artifact,omitempty"`
 	// External is true when another process stopped the loop.
 	External bool `json:"external"`
+	// Spent is the spend of the record's runs (budget.costPerRun per
+	// attempt), when its budget has a cost model; MaxSpend its ceiling.
+	Spent    *float64 `json:"spent,omitempty"`
+	MaxSpend *float64 `json:"max_spend,omitempty"`
 }
 
 // Runner runs foreground loops in a project.
@@ -85,6 +90,9 @@ type runState struct {
 	path     string
 	res      RunResult
 	progress io.Writer
+	// priorAttempts are the attempts the record's runs hold from before
+	// this run (a record run again with --loop): they were spent.
+	priorAttempts int
 }
 
 // Run runs the loop until the verifier passes (verifier-passed), attempts
@@ -146,7 +154,10 @@ func (s *runState) prepare(ctx context.Context) error {
 			s.path = path
 		}
 	}
-	s.res = RunResult{ID: s.c.ID, Status: "running", MaxAttempts: s.c.Budget.MaxAttempts, Runs: []Run{}}
+	s.res = RunResult{ID: s.c.ID, Status: "running", MaxAttempts: s.c.Budget.MaxAttempts, Runs: []Run{}, MaxSpend: s.c.Budget.MaxSpend}
+	if s.c.Budget.CostPerRun != nil {
+		s.res.Spent = new(*s.c.Budget.CostPerRun * float64(s.priorAttempts))
+	}
 	if s.c.ReviewArtifact != nil {
 		s.res.ReviewArtifact = *s.c.ReviewArtifact
 	}
@@ -197,6 +208,14 @@ func (s *runState) adopt(ctx context.Context, now time.Time) error {
 		if s.opts.MaxAttempts > 0 {
 			c.Budget.MaxAttempts = s.opts.MaxAttempts
 		}
+		if s.opts.Backoff == 0 && c.Retry.Backoff != nil {
+			d, err := ParseBackoff(*c.Retry.Backoff)
+			if err != nil {
+				return fmt.Errorf("%s: retry.backoff: %v", loop.Rel(s.r.Root, s.path), err)
+			}
+			s.opts.Backoff = d
+		}
+		s.priorAttempts = attemptsOf(c.Runs)
 		c.Budget.MaxAttempts = max(c.Budget.MaxAttempts, 1)
 		art := cmp.Or(s.opts.Artifact, deref(c.ReviewArtifact), LoopsDir+"/"+c.ID+".md")
 		c.ReviewArtifact = &art
@@ -211,6 +230,46 @@ func (s *runState) adopt(ctx context.Context, now time.Time) error {
 		}
 		return nil
 	})
+}
+
+// ParseBackoff reads a record's retry.backoff: a duration ("2s", "1m30s")
+// or a number of milliseconds, as JavaScript's timers take ("500").
+func ParseBackoff(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if ms, err := strconv.ParseFloat(s, 64); err == nil && ms >= 0 {
+		return time.Duration(ms * float64(time.Millisecond)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want a duration (2s, 1m30s) or milliseconds (500)", s)
+	}
+	return d, nil
+}
+
+// attemptsOf counts the attempts a record's runs hold: one action run each,
+// or one verifier run for an attempt without an action.
+func attemptsOf(runs []Run) int {
+	n := 0
+	for _, r := range runs {
+		if r.Verifier == nil || r.Command == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// overBudget reports, before an attempt, whether its run would pass the
+// record's spend ceiling (budget.maxSpend at budget.costPerRun a run), and
+// why in words.
+func (s *runState) overBudget() (string, bool) {
+	b := s.c.Budget
+	if b.MaxSpend == nil || b.CostPerRun == nil || s.res.Spent == nil {
+		return "", false
+	}
+	if next := *s.res.Spent + *b.CostPerRun; next > *b.MaxSpend {
+		return fmt.Sprintf("spent %v of %v: the next run (%v) would pass budget.maxSpend", *s.res.Spent, *b.MaxSpend, *b.CostPerRun), true
+	}
+	return "", false
 }
 
 func deref(p *string) string {
@@ -233,9 +292,15 @@ func durationText(d time.Duration) string {
 func (s *runState) loop(ctx context.Context) (status, reason string, err error) {
 	maxA := s.c.Budget.MaxAttempts
 	for attempt := 1; attempt <= maxA; attempt++ {
+		if reason, over := s.overBudget(); over {
+			return "budget-exhausted", reason, nil
+		}
 		s.res.Attempts = attempt
 		if st, stop := s.control(ctx); stop {
 			return st, "", nil
+		}
+		if s.res.Spent != nil {
+			*s.res.Spent += *s.c.Budget.CostPerRun
 		}
 		if s.opts.Action != "" {
 			out := s.exec(ctx, s.opts.Action)

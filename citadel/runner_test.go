@@ -381,3 +381,93 @@ func lastNote(m map[string]any) string {
 	s, _ := n["text"].(string)
 	return s
 }
+
+// planned writes a planned record whose budget and retry are edited by
+// edit (as a person would, in the file).
+func planned(tb testing.TB, root, id string, edit func(*loop.State) error) {
+	tb.Helper()
+	c := citadel.NewContract(citadel.ContractOptions{ID: id, Type: "foreground-loop", Command: "true", VerifierCommand: "false", MaxAttempts: 5}, looptest.Now)
+	path, err := citadel.CreateContract(context.Background(), root, c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := loop.Edit(context.Background(), root, path, edit); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestRunLoopBackoff: under --loop the record's own retry.backoff is
+// waited between attempts (issue 18); --backoff overrides it; a backoff
+// that is not a duration is refused naming the field.
+func TestRunLoopBackoff(t *testing.T) {
+	r, _, root := newRunner(t)
+	planned(t, root, "slow", func(st *loop.State) error {
+		if err := st.SetAt([]string{"retry", "backoff"}, "150ms"); err != nil {
+			return err
+		}
+		return st.SetAt([]string{"budget", "maxAttempts"}, 2)
+	})
+	var progress bytes.Buffer
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "slow", Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "attempt-limit" || res.Attempts != 2 || !strings.Contains(progress.String(), "backing off 150ms\n") {
+		t.Errorf("run: %s after %d attempts; progress:\n%s\nwant the record's backoff between the attempts", res.Status, res.Attempts, progress.String())
+	}
+	planned(t, root, "bad-backoff", func(st *loop.State) error { return st.SetAt([]string{"retry", "backoff"}, "soon") })
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "bad-backoff"}); err == nil || !strings.Contains(err.Error(), `retry.backoff: "soon": want a duration`) {
+		t.Errorf("a backoff that is not a duration: %v", err)
+	}
+	for s, want := range map[string]time.Duration{"2s": 2 * time.Second, "500": 500 * time.Millisecond, "1m30s": 90 * time.Second, "0": 0} {
+		if d, err := citadel.ParseBackoff(s); err != nil || d != want {
+			t.Errorf("ParseBackoff(%q) = %v, %v; want %v", s, d, err, want)
+		}
+	}
+}
+
+// TestRunLoopBudget: with budget.maxSpend and costPerRun, the loop stops as
+// budget-exhausted before the attempt that would pass the limit, counting
+// the attempts the record already holds.
+func TestRunLoopBudget(t *testing.T) {
+	r, _, root := newRunner(t)
+	planned(t, root, "spend", func(st *loop.State) error {
+		if err := st.SetAt([]string{"budget", "maxSpend"}, 2.5); err != nil {
+			return err
+		}
+		return st.SetAt([]string{"budget", "costPerRun"}, 1)
+	})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "spend"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "budget-exhausted" || res.Attempts != 2 || res.Spent == nil || *res.Spent != 2 {
+		t.Errorf("run: %s after %d attempts, spent %v; want budget-exhausted after 2 (a third would spend 3 > 2.5)", res.Status, res.Attempts, res.Spent)
+	}
+	if !strings.Contains(res.StopReason, "spent 2 of 2.5: the next run (1) would pass budget.maxSpend") {
+		t.Errorf("stop reason %q", res.StopReason)
+	}
+	m, runs := record(t, root, res)
+	if m["status"] != "budget-exhausted" || m["stopReason"] != "budget-exhausted" || len(runs) != 4 {
+		t.Errorf("record: %v / %v, %d runs", m["status"], m["stopReason"], len(runs))
+	}
+	// Run again (paused, then resumed by hand): the two attempts spent
+	// count, so no attempt starts.
+	if err := loop.Edit(context.Background(), root, filepath.Join(root, res.Path), func(st *loop.State) error {
+		if err := st.Set("status", "paused"); err != nil {
+			return err
+		}
+		st.Delete("stoppedAt")
+		st.Delete("stopReason")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = r.Run(context.Background(), citadel.RunOptions{Loop: "spend"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "budget-exhausted" || res.Attempts != 0 || len(res.Runs) != 0 {
+		t.Errorf("second run: %s after %d attempts; want budget-exhausted before any", res.Status, res.Attempts)
+	}
+}

@@ -358,6 +358,8 @@ type StaleFilter struct {
 	// Cap bounds the count (0: 10,000); a count equal to it means "at
 	// least".
 	Cap int64
+	// NotRequestor leaves out the decisions of this requestor ("" none).
+	NotRequestor string
 }
 
 // CountCap is the cap of the count.
@@ -381,6 +383,10 @@ func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, i
 	if f.BeforeNS > 0 {
 		where += ` AND d.ts_ns < ?`
 		args = append(args, f.BeforeNS)
+	}
+	if f.NotRequestor != "" {
+		where += ` AND d.requestor <> ?`
+		args = append(args, f.NotRequestor)
 	}
 	// The count stops at CountCap: on a million decisions a full count is
 	// a scan, and "more than 10,000" is all a report needs.

@@ -32,6 +32,7 @@ func scanCitadel(root string, s *loop.Scan) {
 		paths = append(paths, filepath.Join(dir, name))
 	}
 	readEach(s, root, paths, func(path string, o object) (loop.View, error) { return citadelView(root, path, o) })
+	scanAutomations(root, s)
 	path := filepath.Join(root, citadel.DaemonFile)
 	o, _, err := readObject(path)
 	switch {
@@ -142,6 +143,7 @@ func citadelView(root, path string, o object) (loop.View, error) {
 		}
 		v.AddDetail("stop conditions", strings.Join(conds, ", "))
 	}
+	citadelContractDetails(&v, o)
 	v.AddDetail("state path", o.text("statePath"))
 	if a := o.text("reviewArtifact"); a != "" {
 		v.AddDetail("review artifact", a)
@@ -158,6 +160,51 @@ func citadelView(root, path string, o object) (loop.View, error) {
 		v.Controls = citadelControls(v.Status)
 	}
 	return v, perr
+}
+
+// citadelContractDetails shows the parts of the contract seed 001 asks
+// every record to declare that a person reviews: input, scope,
+// permissions, budget, retry and recovery, and the notes kept on it.
+func citadelContractDetails(v *loop.View, o object) {
+	join := func(parts ...string) string {
+		var out []string
+		for _, p := range parts {
+			if p != "" && p != "null" && !strings.HasSuffix(p, ": ") && !strings.HasSuffix(p, ": null") {
+				out = append(out, p)
+			}
+		}
+		return strings.Join(out, "; ")
+	}
+	if in := o.obj("input"); in != nil {
+		v.AddDetail("input", join(in.text("goal"), "source: "+in.text("source"), "queue: "+in.text("queue")))
+	}
+	if sc := o.obj("scope"); sc != nil {
+		paths := ""
+		if l := sc.list("paths"); len(l) > 0 {
+			paths = "paths: " + evidenceText(l)
+			paths = strings.ReplaceAll(paths, "\n", ", ")
+		}
+		v.AddDetail("scope", join(sc.text("description"), paths))
+	}
+	if pm := o.obj("permissions"); pm != nil {
+		v.AddDetail("permissions", join("filesystem: "+pm.text("filesystem"), "network: "+pm.text("network"), "approvals: "+pm.text("approvals")))
+	}
+	if b := o.obj("budget"); b != nil {
+		v.AddDetail("budget", join("max attempts: "+b.text("maxAttempts"), "max spend: "+b.text("maxSpend"), "cost per run: "+b.text("costPerRun")))
+	}
+	if r := o.obj("retry"); r != nil {
+		v.AddDetail("retry", join("max attempts: "+r.text("maxAttempts"), "backoff: "+r.text("backoff")))
+	}
+	if rc := o.obj("recovery"); rc != nil {
+		v.AddDetail("recovery", join("rollback: "+rc.text("rollback"), "continue: "+rc.text("continueCommand")))
+	}
+	if notes := o.list("notes"); len(notes) > 0 {
+		last := evidenceText(notes[len(notes)-1:])
+		if lo, ok := asObject(notes[len(notes)-1]); ok && lo.text("at") != "" {
+			last += " (" + cmp.Or(lo.text("by"), "?") + ", " + lo.text("at") + ")"
+		}
+		v.AddDetail("notes", fmt.Sprintf("%d, the last: %s", len(notes), clip(last, 160)))
+	}
 }
 
 func citadelControls(status string) []string {
@@ -192,6 +239,70 @@ func evidenceText(ev []json.RawMessage) string {
 		parts = append(parts, compact(e))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// scanAutomations reads .planning/codex-automations/*.json, the Codex
+// automations Citadel's registry lists beside its own records (seed 001:
+// legacy loop state). They are shown, read-only: their format is Codex's.
+func scanAutomations(root string, s *loop.Scan) {
+	dir := filepath.Join(root, citadel.AutomationsDir)
+	entries, err := listDir(root, dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			problem(s, root, dir, err)
+		}
+		return
+	}
+	var paths []string
+	for _, e := range entries {
+		if name := e.Name(); !e.IsDir() && !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json") {
+			paths = append(paths, filepath.Join(dir, name))
+		}
+	}
+	readEach(s, root, paths, func(path string, o object) (loop.View, error) { return automationView(root, path, o), nil })
+}
+
+// automationView maps a Codex automation: id codex-{id}; its status
+// (Codex writes ACTIVE or PAUSED) in the shared vocabulary.
+func automationView(root, path string, o object) loop.View {
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	v := loop.View{Framework: loop.Citadel, Type: "codex-automation", Path: loop.Rel(root, path)}
+	v.AddFile(root, path)
+	id := cmp.Or(o.text("id"), name)
+	v.ID = "codex-" + id
+	if o.text("id") != "" && o.text("id") != name {
+		v.Warnf("id %q differs from the file name %q", o.text("id"), name)
+	}
+	v.Title = cmp.Or(o.text("name"), o.text("title"), id)
+	v.NativeStatus = o.text("status")
+	switch norm := strings.ToLower(strings.TrimSpace(v.NativeStatus)); {
+	case norm == "active" || norm == "enabled":
+		v.Status = "running"
+	case norm == "disabled":
+		v.Status = "paused"
+	case loop.IsStatus(norm):
+		v.Status = norm
+	case norm == "":
+		v.Status = "planned"
+		v.Warnf("no status: read as planned")
+	default:
+		v.Status = loop.Unknown
+		v.Warnf("status %q is not a Codex automation status (ACTIVE, PAUSED) nor a loop status", v.NativeStatus)
+	}
+	v.AddDetail("type", v.Type)
+	for _, k := range []string{"schedule", "rrule", "cron", "cadence", "interval"} {
+		v.AddDetail(k, o.text(k))
+	}
+	v.AddDetail("prompt", clip(o.text("prompt"), 160))
+	if l := o.list("cwds"); len(l) > 0 {
+		v.AddDetail("working directories", strings.ReplaceAll(evidenceText(l), "\n", ", "))
+	}
+	for _, k := range []string{"created_at", "updated_at", "last_run_at", "createdAt", "updatedAt", "lastRunAt"} {
+		v.CheckTime(k, o.text(k))
+	}
+	v.UpdatedAt = loop.Latest(o.text("updated_at"), o.text("updatedAt"), o.text("last_run_at"), o.text("lastRunAt"), o.text("created_at"), o.text("createdAt"))
+	v.Controls = []string{}
+	return v
 }
 
 // daemonView maps Citadel's legacy daemon state, as Citadel's loops.js list

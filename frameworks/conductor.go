@@ -303,10 +303,11 @@ func conductorBoard(v *loop.View, o, ls object) {
 		text := fmt.Sprint(len(bs))
 		if len(bs) > 0 {
 			if last, ok := asObject(bs[len(bs)-1]); ok {
-				text += fmt.Sprintf(" (the last: %s at %s, %s)", cmp.Or(last.text("verdict"), "no verdict"), cmp.Or(last.text("checkpoint"), "?"), cmp.Or(last.text("timestamp"), "no time"))
-				if len(last.list("conditions")) > 0 {
-					text += fmt.Sprintf(", %d conditions", len(last.list("conditions")))
+				text += fmt.Sprintf(" (the last: %s at %s, %s", cmp.Or(last.text("verdict"), "no verdict"), cmp.Or(last.text("checkpoint"), "?"), cmp.Or(last.text("timestamp"), "no time"))
+				if n := len(last.list("conditions")); n > 0 {
+					text += fmt.Sprintf(", %d conditions", n)
 				}
+				text += ")"
 			}
 		}
 		v.AddDetail("board sessions", text)

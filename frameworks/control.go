@@ -78,6 +78,8 @@ func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) 
 	var ch change
 	var err error
 	switch {
+	case v.Framework == loop.Citadel && v.Type == "codex-automation":
+		err = fmt.Errorf("stop %s: a Codex automation is Codex's to stop (orbit reads it only): %w", v.ID, ErrNoControl)
 	case v.Framework == loop.Citadel && v.Type == "daemon":
 		ch, err = stopCitadel(ctx, c.root(), path, status, reason, now, true)
 	case v.Framework == loop.Citadel:
@@ -158,7 +160,7 @@ func (c *Control) setStatus(ctx context.Context, v loop.View, kind, status, reas
 	var ch change
 	var err error
 	switch {
-	case v.Framework == loop.Citadel && v.Type != "daemon":
+	case v.Framework == loop.Citadel && v.Type != "daemon" && v.Type != "codex-automation":
 		ch, err = setCitadelStatus(ctx, c.root(), path, v.ID, kind, now)
 	case v.Framework == loop.CCW:
 		ch, err = setCCWStatus(ctx, c.root(), path, v.ID, kind, now)

@@ -36,7 +36,9 @@ type Check struct {
 // Doctor checks a project the way a newcomer would need: files present and
 // parseable, index in step with the journal, hooks registered and pointing
 // at a binary that exists, loop state sane. Each finding comes with its fix.
-func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, error) {
+// home is the user's home directory, whose settings and installed plugins
+// may register other Stop hooks ("" to look at the project alone).
+func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) ([]Check, error) {
 	var cs []Check
 	add := func(level, subject, finding, fix string) {
 		cs = append(cs, Check{Level: level, Subject: subject, Finding: finding, Fix: fix})
@@ -152,6 +154,9 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time) ([]Check, err
 					add(Warning, SettingsFile, w, "remove the other blocking Stop hook")
 				}
 			}
+		}
+		for _, w := range PluginStopHooks(p.Root, home) {
+			add(Warning, SettingsFile, w, "disable the plugin for this project (enabledPlugins in .claude/settings.json), or stop its loop before orbit's")
 		}
 	}
 

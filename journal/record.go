@@ -21,6 +21,11 @@ var (
 	Outcomes       = []string{"CORRECT", "INCORRECT", "PENDING", "N/A"}
 )
 
+// RequestorConductor is the requestor of the decisions imported from
+// conductor tracks' autonomous_decisions: made by another loop, on its own
+// track, they are never the ORBIT loop's to verify (not in its stale list).
+const RequestorConductor = "conductor"
+
 // Outcome values.
 const (
 	OutcomeCorrect   = "CORRECT"

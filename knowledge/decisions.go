@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,10 @@ type typeMapping struct {
 
 // typeMap maps conductor's decision types (see the README, "Knowledge
 // patterns").
+// unknownType is where a decision of a type seed 004 does not define goes:
+// a scope decision of medium depth, its tier read from its text.
+var unknownType = typeMapping{"scope", "medium", "quick_review"}
+
 var typeMap = map[string]typeMapping{
 	// Resolving an ambiguity of the spec decides what is in scope.
 	"ambiguity_resolved": {"scope", "light", "quick_review"},
@@ -115,6 +120,41 @@ type candidateDecision struct {
 	line  int
 	id    string
 	text  []byte
+	// decided says whether the conductor decision had its own text (then
+	// the journal's input is that text, whichever orbit imported it).
+	decided bool
+	// warn is said when the decision is appended (once, not at every
+	// re-import).
+	warn *Problem
+}
+
+// sourceKey is what a journal line keeps of the conductor decision it was
+// imported from: two lines with the same key are the same decision, even
+// if orbit's mapping of it changed between the imports.
+type sourceKey struct {
+	TS          string `json:"ts"`
+	Reason      string `json:"reason"`
+	Context     string `json:"context"`
+	SourceTrack string `json:"source_track"`
+	SourceType  string `json:"source_type"`
+	Input       string `json:"input"`
+}
+
+// sameSource reports whether the journal line raw was imported from the
+// same conductor decision as c.
+func sameSource(raw []byte, c candidateDecision) bool {
+	if sameJSON(raw, c.text) {
+		return true
+	}
+	var a, b sourceKey
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal(c.text, &b) != nil {
+		return false
+	}
+	if !c.decided {
+		// The input was the step (before orbit read the reasoning).
+		a.Input, b.Input = "", ""
+	}
+	return a == b
 }
 
 // ImportDecisions appends the autonomous_decisions of every
@@ -165,7 +205,7 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 	for _, c := range cands {
 		if prev, ok := batch[c.id]; ok {
 			// Two metadata files with the same track_id.
-			if sameJSON(prev.text, c.text) {
+			if sameSource(prev.text, c) {
 				c.track.Skipped++
 				continue
 			}
@@ -176,7 +216,7 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 		}
 		batch[c.id] = c
 		if r, ok := present[c.id]; ok {
-			if sameJSON([]byte(r.Raw), c.text) {
+			if sameSource([]byte(r.Raw), c) {
 				c.track.Skipped++
 				continue
 			}
@@ -186,6 +226,9 @@ func (k *Index) ImportDecisions(ctx context.Context, jix *journal.Index, tracksD
 			continue
 		}
 		c.track.Appended++
+		if c.warn != nil {
+			rep.Problems = append(rep.Problems, *c.warn)
+		}
 		buf.Write(c.text)
 	}
 	if dryRun || buf.Len() == 0 {
@@ -264,29 +307,33 @@ func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Prob
 			continue
 		}
 		typ := strings.TrimSpace(text(data, it.Get("type")))
+		var warn *Problem
 		m, ok := typeMap[typ]
 		if !ok {
-			bad(line, id, "type %q is not a conductor decision type (allowed: %s)", typ, strings.Join(DecisionTypes, ", "))
-			continue
+			// Imported all the same (the decision was made), in a neutral
+			// place, and said once: a re-import finds it there.
+			m = unknownType
+			warn = &Problem{File: rel, Line: line, LineEnd: line, Severity: SevWarning, Code: journal.CodeEnum, RecordID: id,
+				Message: fmt.Sprintf("type %q is not a conductor decision type (allowed: %s); imported as %s/%s/%s with source_type %q",
+					typ, strings.Join(DecisionTypes, ", "), m.category, m.depth, m.tier, typ)}
 		}
 		decided := strings.TrimSpace(text(data, it.Get("decision")))
 		ctxText := strings.TrimSpace(text(data, it.Get("context")))
 		reasoning := strings.TrimSpace(text(data, it.Get("reasoning")))
-		input := decided
+		// The decision's text; when it has none, its reasoning (the step
+		// in context says where, not what).
+		input := cmp.Or(decided, reasoning)
 		if input == "" {
-			input = ctxText
-		}
-		if input == "" {
-			bad(line, id, "autonomous decision %d has neither a decision nor a context", i+1)
+			bad(line, id, "autonomous decision %d has neither a decision nor a reasoning", i+1)
 			continue
 		}
-		tier := mapTier(decided, m.tier)
+		tier := mapTier(input, m.tier)
 		d := conductorDecision{
 			Decision: journal.Decision{
 				ID: id, Iteration: 0, TS: strings.TrimSpace(text(data, it.Get("timestamp"))),
 				Tier: tier, Depth: m.depth, Category: m.category, Input: input,
-				Decision: mapDecision(decided, tier), Reason: reasoning, Verification: journal.OutcomePending,
-				Retrograde: journal.Retrograde{Outcome: journal.OutcomeNA}, Requestor: "conductor", Context: ctxText,
+				Decision: mapDecision(input, tier), Reason: reasoning, Verification: journal.OutcomePending,
+				Retrograde: journal.Retrograde{Outcome: journal.OutcomeNA}, Requestor: journal.RequestorConductor, Context: ctxText,
 			},
 			SourceTrack: tr.Track,
 			SourceType:  typ,
@@ -300,7 +347,7 @@ func (k *Index) readTrack(abs string) (*TrackReport, []candidateDecision, []Prob
 			bad(line, id, "the mapped decision is not a valid journal record")
 			continue
 		}
-		out = append(out, candidateDecision{track: tr, line: line, id: id, text: line2})
+		out = append(out, candidateDecision{track: tr, line: line, id: id, text: line2, decided: decided != "", warn: warn})
 	}
 	return tr, out, probs
 }

@@ -85,6 +85,7 @@ func (k *Index) List(ctx context.Context, f Filter) ([]Record, error) {
 	if err := k.Store.DB.SelectContext(ctx, &rs, q, args...); err != nil {
 		return nil, schemaHint(fmt.Errorf("knowledge: list: %w", err))
 	}
+	readStates(rs)
 	if err := k.count(ctx, rs); err != nil {
 		return nil, err
 	}
@@ -100,6 +101,13 @@ func (k *Index) List(ctx context.Context, f Filter) ([]Record, error) {
 	return rs, nil
 }
 
+// readStates sets each record's state as the entry has it (readState).
+func readStates(rs []Record) {
+	for i := range rs {
+		rs[i].PatternState = readState(rs[i].PatternState, rs[i].Pattern)
+	}
+}
+
 // records loads the records with the given row ids, in no order.
 func (k *Index) records(ctx context.Context, ids []int64) ([]Record, error) {
 	if len(ids) == 0 {
@@ -110,6 +118,7 @@ func (k *Index) records(ctx context.Context, ids []int64) ([]Record, error) {
 	if err := k.Store.DB.SelectContext(ctx, &rs, `SELECT `+recordColumns+` FROM knowledge_patterns WHERE id IN (SELECT value FROM json_each(?))`, string(arr)); err != nil {
 		return nil, fmt.Errorf("knowledge: read entries: %w", err)
 	}
+	readStates(rs)
 	return rs, nil
 }
 
@@ -211,11 +220,13 @@ type Stats struct {
 	Errors   int        `json:"errors"`
 	Patterns int        `json:"patterns"`
 	// Regex counts the error entries with a usable regex; NoPattern those
-	// without one (full-text only), Invalid and MatchesAll the refused ones.
-	Regex      int `json:"regex"`
-	NoPattern  int `json:"no_pattern"`
-	Invalid    int `json:"invalid"`
-	MatchesAll int `json:"matches_all"`
+	// without one (full-text only); Unsupported the JavaScript regexes RE2
+	// cannot run (full-text only); Invalid and MatchesAll the refused ones.
+	Regex       int `json:"regex"`
+	NoPattern   int `json:"no_pattern"`
+	Unsupported int `json:"unsupported"`
+	Invalid     int `json:"invalid"`
+	MatchesAll  int `json:"matches_all"`
 	// Hits counts every match orbit recorded, Pending those not exported
 	// yet; Occurrences sums what the files say plus Pending.
 	Hits        int64 `json:"hits"`
@@ -229,7 +240,7 @@ type Stats struct {
 }
 
 // StatsFields are the JSON field names of Stats.
-var StatsFields = []string{"files", "entries", "errors", "patterns", "regex", "no_pattern", "invalid", "matches_all", "hits",
+var StatsFields = []string{"files", "entries", "errors", "patterns", "regex", "no_pattern", "unsupported", "invalid", "matches_all", "hits",
 	"pending_hits", "occurrences", "never_matched", "unusable", "top"}
 
 // FileStat is one knowledge file in the index.
@@ -281,6 +292,8 @@ func (k *Index) Stats(ctx context.Context) (Stats, error) {
 			s.Regex++
 		case StateNone:
 			s.NoPattern++
+		case StateUnsupported:
+			s.Unsupported++
 		case StateInvalid:
 			s.Invalid++
 		case StateMatchesAll:

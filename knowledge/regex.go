@@ -13,10 +13,14 @@ import (
 
 // Pattern states: whether an entry's regex can be used for matching.
 const (
-	StateOK         = "ok"          // a usable regex
-	StateNone       = "none"        // no pattern (or an empty one): full-text only
-	StateInvalid    = "invalid"     // RE2 refused it
-	StateMatchesAll = "matches_all" // it matches any text, so it says nothing
+	StateOK      = "ok"      // a usable regex
+	StateNone    = "none"    // no pattern (or an empty one): full-text only
+	StateInvalid = "invalid" // RE2 refused it
+	// StateUnsupported is a JavaScript regex (what seed 004's lookup runs)
+	// using a construct RE2 does not have (lookaround, backreferences):
+	// valid, but matched by full text only.
+	StateUnsupported = "unsupported"
+	StateMatchesAll  = "matches_all" // it matches any text, so it says nothing
 )
 
 // maxPatternBytes bounds one regex: longer ones are refused.
@@ -37,12 +41,6 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 		msg := err.Error()
 		if e, ok := err.(*syntax.Error); ok {
 			msg = fmt.Sprintf("%s: `%s`", e.Code, strings.TrimPrefix(e.Expr, "(?i)"))
-			if strings.HasPrefix(e.Expr, "(?=") || strings.HasPrefix(e.Expr, "(?!") || strings.HasPrefix(e.Expr, "(?<=") || strings.HasPrefix(e.Expr, "(?<!") {
-				msg += " (lookaround is not supported by RE2)"
-			}
-			if e.Code == syntax.ErrInvalidEscape && len(e.Expr) == 2 && e.Expr[1] >= '1' && e.Expr[1] <= '9' {
-				msg += " (backreferences are not supported by RE2)"
-			}
 		}
 		return nil, fmt.Errorf("invalid regex: %s", msg)
 	}
@@ -53,6 +51,73 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // at start-up: every orbit process, hooks included, links this package.
 func lazyRegexp(pattern string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
+// jsOnly names the groups of JavaScript regexes that RE2 does not have
+// (backreferences are escapes: unsupportedConstruct reads them).
+var jsOnly = []struct{ prefix, name string }{
+	{"(?<=", "a lookbehind"}, {"(?<!", "a negative lookbehind"}, {"(?=", "a lookahead"}, {"(?!", "a negative lookahead"},
+}
+
+// unsupportedConstruct names the first construct of p that JavaScript
+// supports and RE2 does not, as written (outside character classes), or
+// returns "".
+func unsupportedConstruct(p string) (name, text string) {
+	class := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			if !class && p[i+1] >= '1' && p[i+1] <= '9' {
+				j := i + 2
+				for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+					j++
+				}
+				return "a backreference", p[i:j]
+			}
+			if !class && strings.HasPrefix(p[i:], `\k<`) {
+				end := strings.IndexByte(p[i:], '>')
+				if end < 0 {
+					end = len(p) - i - 1
+				}
+				return "a named backreference", p[i : i+end+1]
+			}
+			i++
+		case c == '[':
+			class = true
+		case c == ']':
+			class = false
+		case c == '(' && !class:
+			for _, k := range jsOnly {
+				if strings.HasPrefix(p[i:], k.prefix) {
+					return k.name, k.prefix + "…)"
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// storedState is the pattern_state the index keeps for a state: schema v1
+// checks its words, and knows an unsupported regex as invalid (its
+// pattern_error says which construct); readState tells them apart again.
+func storedState(state string) string {
+	if state == StateUnsupported {
+		return StateInvalid
+	}
+	return state
+}
+
+// readState is the state of an indexed entry (see storedState).
+func readState(stored, pattern string) string {
+	if stored == StateInvalid {
+		if name, _ := unsupportedConstruct(pattern); name != "" {
+			if _, err := compilePattern(pattern); err != nil {
+				return StateUnsupported
+			}
+		}
+	}
+	return stored
 }
 
 // probes are short texts that no pattern meant for one error matches all of.
@@ -69,6 +134,9 @@ func classify(p string, present bool) (state, why string, reqs [][]string, speci
 	}
 	re, err := compilePattern(p)
 	if err != nil {
+		if name, text := unsupportedConstruct(p); name != "" {
+			return StateUnsupported, fmt.Sprintf("uses %s, `%s`, which Go's RE2 does not support (it keeps matching linear in time): matched by full text only", name, text), nil, 0
+		}
 		return StateInvalid, err.Error(), nil, 0
 	}
 	all := true

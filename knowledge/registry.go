@@ -205,6 +205,9 @@ func (e *Entry) remarks(path string) []Problem {
 	case StateInvalid, StateMatchesAll:
 		return []Problem{{File: path, Line: e.Line, LineEnd: e.Line, Severity: SevError, Code: "pattern-" + strings.ReplaceAll(e.State, "_", "-"), RecordID: e.Key,
 			Message: e.Key + ": " + e.StateWhy}}
+	case StateUnsupported:
+		return []Problem{{File: path, Line: e.Line, LineEnd: e.Line, Severity: SevWarning, Code: "pattern-unsupported", RecordID: e.Key,
+			Message: e.Key + ": " + e.StateWhy}}
 	case StateNone:
 		if e.HasPattern {
 			return []Problem{{File: path, Line: e.Line, LineEnd: e.Line, Severity: SevWarning, Code: "pattern-empty", RecordID: e.Key, Message: e.Key + ": " + e.StateWhy}}

@@ -463,7 +463,7 @@ func insertEntries(ctx context.Context, tx *db.Tx, fileID int64, rel string, ent
 	}
 	defer fts.Close()
 	for _, e := range entries {
-		res, err := ins.ExecContext(ctx, fileID, rel, e.Key, e.Ordinal, e.Line, e.Kind, e.Name, e.Pattern, e.State, e.StateWhy,
+		res, err := ins.ExecContext(ctx, fileID, rel, e.Key, e.Ordinal, e.Line, e.Kind, e.Name, e.Pattern, storedState(e.State), e.StateWhy,
 			e.Specificity, e.Category, e.Track, e.Symptom, e.Solution, e.CodeFix, e.Occurrences, e.LastSeen, e.Raw)
 		if err != nil {
 			return fmt.Errorf("knowledge: index %s:%d: %w", rel, e.Line, err)

@@ -48,7 +48,7 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	checks, err := hook.Doctor(ctx, ix, f.Now())
+	checks, err := hook.Doctor(ctx, ix, f.Now(), f.Getenv("HOME"))
 	if err != nil {
 		return err
 	}

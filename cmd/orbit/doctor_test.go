@@ -320,3 +320,28 @@ func TestDoctorOrbitWithAnotherName(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorPluginStopHook: a Stop hook an enabled plugin registers
+// (Cavekit's) races orbit's, and doctor says so (issue 18).
+func TestDoctorPluginStopHook(t *testing.T) {
+	t.Parallel()
+	p, _ := healthyProject(t)
+	home := t.TempDir()
+	dir := filepath.Join(home, ".claude", "plugins", "cache", "cavekit", "cavekit", "3.1.0")
+	for path, content := range map[string]string{
+		filepath.Join(home, ".claude", "plugins", "installed_plugins.json"): `{"version": 2, "plugins": {"cavekit@cavekit": [{"installPath": "` + dir + `"}]}}`,
+		filepath.Join(dir, "hooks", "hooks.json"):                           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "stop-hook.sh"}]}]}}`,
+		filepath.Join(home, ".claude", "settings.json"):                     `{"enabledPlugins": {"cavekit@cavekit": true}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := orbit(t, env{vars: map[string]string{"HOME": home}}, "--root", p.root, "doctor")
+	if !strings.Contains(res.stdout, "warning\t.claude/settings.json\tplugin cavekit@cavekit registers a Stop hook \"stop-hook.sh\": two blocking Stop hooks race") {
+		t.Errorf("doctor does not see the plugin's Stop hook:\n%s%s", res.stdout, res.stderr)
+	}
+}

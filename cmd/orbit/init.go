@@ -208,6 +208,9 @@ func installClaude(opts *initOptions, root string, dryRun bool) error {
 			fmt.Fprintf(f.IO.Out, "  updated  %s: %s\n", cf.rel, c)
 		}
 	}
+	for _, w := range hook.PluginStopHooks(root, f.Getenv("HOME")) {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+	}
 	if dryRun {
 		fmt.Fprintln(f.IO.ErrOut, "dry run: nothing written")
 	}

@@ -43,18 +43,23 @@ errors.json is read in every shape seen in the wild: the scaffold
 category, context, problem, solution, code_fix, occurrences, last_seen,
 discovered_in), the loop-fixer's entries (id, pattern, solution,
 discovered_in, last_seen) and the free-form {id, date, track, symptom,
-resolution}. An entry without a pattern is matched by full text; an invalid
-regex, or one that matches any text, is reported with its file:line and
-never used as a regex.
+resolution}. An entry without a pattern is matched by full text; so is one
+whose regex is valid JavaScript that Go's RE2 cannot run (lookaround,
+backreferences), with a warning naming the construct; an invalid regex, or
+one that matches any text, is reported with its file:line and never used as
+a regex.
 
 Then the autonomous_decisions of every TRACKS/*/metadata.json (TRACKS
 defaults to DIR/../tracks) are appended to the decision journal as decisions
 conductor-<track>-<n>, so that precedent search and trust reports see them
 (see the README for the mapping). Idempotent: decisions already in the
-journal are skipped.
+journal are skipped (exit 0), even when orbit's mapping changed since. A
+type seed 004 does not define is imported as scope/medium, with a warning
+when it is appended. Imported decisions keep their own track: they are never
+in the ORBIT loop's stale list.
 
-Exit status 3 when a file could not be read, a regex is unusable, or a
-decision was rejected or conflicted.`,
+Exit status 3 when a file could not be read, a regex is invalid or matches
+any text, or a decision was rejected or conflicted.`,
 		Example: `  orbit knowledge import
   orbit knowledge import ../other-repo/conductor/knowledge --no-decisions
   orbit knowledge import --tracks conductor/tracks --dry-run --json=decisions`,

@@ -26,7 +26,8 @@ func newCmdKnowledgeList(f *Factory, runF func(*knowledgeListOptions) error) *co
 		Short: "List the indexed known errors and patterns",
 		Long: `List the entries of the indexed knowledge files in file order: their id,
 where they are, whether their regex is usable (ok; none: full-text only;
-invalid; matches_all), how often they were seen (the file's occurrences
+unsupported: valid JavaScript RE2 cannot run, full-text only; invalid;
+matches_all), how often they were seen (the file's occurrences
 plus the matches recorded since the last export) and their solution.`,
 		Example: `  orbit knowledge list
   orbit knowledge list --kind error --unusable

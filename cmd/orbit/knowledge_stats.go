@@ -22,8 +22,8 @@ func newCmdKnowledgeStats(f *Factory, runF func(*knowledgeStatsOptions) error) *
 		Use:   "stats",
 		Short: "How much the knowledge is used, and which entries cannot work",
 		Long: `Summarise the indexed knowledge: entries per kind, error entries with a
-usable regex, without a pattern (full-text only), with an invalid regex or
-one that matches any text; matches recorded (and not exported yet); the
+usable regex, without a pattern (full-text only), with a regex RE2 cannot
+run (full-text only), with an invalid regex or one that matches any text; matches recorded (and not exported yet); the
 entries never matched, the unusable ones with their file:line and why, and
 the most matched.`,
 		Example: `  orbit knowledge stats
@@ -60,6 +60,7 @@ func knowledgeStatsRun(ctx context.Context, opts *knowledgeStatsOptions) error {
 	t.Append("pattern entries", n(s.Patterns))
 	t.Append("errors with a usable regex", n(s.Regex))
 	t.Append("errors without a pattern (full-text only)", n(s.NoPattern))
+	t.Append("errors with a regex RE2 cannot run (full-text only)", n(s.Unsupported))
 	t.Append("errors with an invalid regex", n(s.Invalid))
 	t.Append("errors whose regex matches any text", n(s.MatchesAll))
 	t.Append("matches recorded", strconv.FormatInt(s.Hits, 10))

@@ -194,27 +194,55 @@ func TestKnowledgeFlags(t *testing.T) {
 func TestKnowledgeImportCmd(t *testing.T) {
 	p := conductorProject(t, "template.errors.json", "template.patterns.md", true)
 	res := p.run("knowledge", "import")
-	if res.code != exitFindings {
-		t.Fatalf("import: exit %d; want 3 (a rejected decision)\nstderr:\n%s", res.code, res.stderr)
+	if res.code != exitOK {
+		t.Fatalf("import: exit %d; want 0 (an unknown decision type is imported, with a warning)\nstderr:\n%s", res.code, res.stderr)
 	}
 	knowledgeGolden(t, "cmd-import.golden", res.stdout)
-	if want := `conductor/tracks/autonomous-decisions_20260301/metadata.json:50: type "vibes_based" is not a conductor decision type`; !strings.Contains(res.stderr, want) {
+	if want := `conductor/tracks/autonomous-decisions_20260301/metadata.json:57: warning: type "vibes_based" is not a conductor decision type`; !strings.Contains(res.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 	}
 	// The decisions are journal records like ORBIT's own.
-	res = p.mustRun("log", "--json=id,category,tier,decision", "--limit", "0")
+	res = p.mustRun("log", "--json=id,category,tier,decision,input", "--limit", "0")
 	var ds []map[string]string
-	if err := json.Unmarshal([]byte(res.stdout), &ds); err != nil || len(ds) != 6 {
-		t.Fatalf("log after import: %d decisions, %v; want 6", len(ds), err)
+	if err := json.Unmarshal([]byte(res.stdout), &ds); err != nil || len(ds) != 8 {
+		t.Fatalf("log after import: %d decisions, %v; want 8", len(ds), err)
+	}
+	// An empty decision: its text is the reasoning, not the step.
+	if !strings.Contains(res.stdout, `"input": "Skipped the flaky e2e suite until the staging database is back"`) {
+		t.Errorf("the decision without text is not read from its reasoning:\n%s", res.stdout)
 	}
 	res = p.mustRun("precedent", "document store instead of Postgres", "--json=id,decision")
 	if !strings.Contains(res.stdout, "conductor-autonomous-decisions_20260301-4") {
 		t.Errorf("precedent search does not find the board's decision:\n%s", res.stdout)
 	}
-	// Again: nothing new.
+	// Again: nothing new, nothing said, exit 0.
 	res = p.run("knowledge", "import", "--json=decisions")
-	if !strings.Contains(res.stdout, `"appended": 0`) || !strings.Contains(res.stdout, `"skipped": 6`) {
-		t.Errorf("second import appended again:\n%s", res.stdout)
+	if res.code != exitOK || !strings.Contains(res.stdout, `"appended": 0`) || !strings.Contains(res.stdout, `"skipped": 8`) {
+		t.Errorf("second import: exit %d\n%s", res.code, res.stdout)
+	}
+	// Imported at iteration 0, they keep their own track: the ORBIT loop,
+	// ten iterations on, does not count them stale.
+	p.write(".claude/ceo-loop-state.json", `{"active": true, "iteration": 10, "max_iterations": 20}`)
+	if res := p.run("stale", "--json"); strings.Contains(res.stdout, "conductor-") {
+		t.Errorf("stale lists imported decisions:\n%s", res.stdout)
+	}
+}
+
+// TestKnowledgeReimportOldMapping: a journal imported by an orbit that put
+// the step in the text of a decision without one is not in conflict with
+// today's import of the same decision: exit 0, nothing appended.
+func TestKnowledgeReimportOldMapping(t *testing.T) {
+	p := conductorProject(t, "template.errors.json", "", true)
+	p.mustRun("knowledge", "import")
+	journal := p.read(".claude/ceo-loop-decisions.jsonl")
+	old := strings.Replace(journal, `"input":"Skipped the flaky e2e suite until the staging database is back"`, `"input":"EXECUTE"`, 1)
+	if old == journal {
+		t.Fatal("the decision without text is not in the journal")
+	}
+	p.write(".claude/ceo-loop-decisions.jsonl", old)
+	p.mustRun("rebuild")
+	if res := p.run("knowledge", "import", "--json=decisions"); res.code != exitOK || !strings.Contains(res.stdout, `"conflicts": 0`) {
+		t.Errorf("re-import over the old mapping: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 }
 
@@ -329,7 +357,7 @@ func TestKnowledgeMatchCmd(t *testing.T) {
 func TestKnowledgeAddCmd(t *testing.T) {
 	p := conductorProject(t, "loop-fixer.errors.json", "", false)
 	res := p.run("knowledge", "add", "--pattern", "(?=x)", "--solution", "s")
-	if res.code != exitUsage || !strings.Contains(res.stderr, "orbit: --pattern \"(?=x)\": invalid regex") || !strings.Contains(res.stderr, "lookaround") {
+	if res.code != exitUsage || !strings.Contains(res.stderr, "orbit: --pattern \"(?=x)\": uses a lookahead, `(?=…)`, which Go's RE2 does not support") {
 		t.Errorf("lookahead: exit %d\n%s", res.code, res.stderr)
 	}
 	res = p.run("knowledge", "add", "--pattern", ".*", "--solution", "s")
@@ -369,9 +397,9 @@ func TestKnowledgeListStatsCmd(t *testing.T) {
 	}
 	res = p.runTTY("knowledge", "stats")
 	knowledgeGolden(t, "cmd-stats-terminal.golden", res.stdout)
-	res = p.mustRun("knowledge", "stats", "--json=regex,invalid,matches_all,no_pattern")
+	res = p.mustRun("knowledge", "stats", "--json=regex,unsupported,invalid,matches_all,no_pattern")
 	var s map[string]int
-	if err := json.Unmarshal([]byte(res.stdout), &s); err != nil || s["regex"] != 5 || s["invalid"] != 5 || s["matches_all"] != 2 || s["no_pattern"] != 3 {
+	if err := json.Unmarshal([]byte(res.stdout), &s); err != nil || s["regex"] != 5 || s["unsupported"] != 2 || s["invalid"] != 3 || s["matches_all"] != 2 || s["no_pattern"] != 3 {
 		t.Errorf("stats --json = %v, %v", s, err)
 	}
 }

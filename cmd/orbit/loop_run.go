@@ -38,7 +38,11 @@ every write, so ` + "`orbit loop stop ID`" + ` from another terminal stops the l
 makes it wait before its next step until resumed.
 
 --loop ID runs an existing record (one planned from a template, say) with its
-trigger command and verifier command unless --action or --verify are given.
+trigger command and verifier command unless --action or --verify are given,
+waiting its retry.backoff between attempts (unless --backoff), and within
+its budget: with budget.maxSpend and budget.costPerRun, each attempt costs
+costPerRun (the attempts its runs already hold count too), and the loop
+stops as budget-exhausted before the attempt that would pass maxSpend.
 The commands are printed before anything runs; when any comes from the
 record (a file of the checkout, which anyone who wrote the checkout chose),
 nothing runs without --yes.
@@ -72,7 +76,7 @@ Exit status: 0 only on verifier-passed; 3 on any other end.`,
 	cmd.Flags().StringVar(&opts.Run.Action, "action", "", "command run first in each attempt")
 	cmd.Flags().StringVar(&opts.Run.Verify, "verify", "", "command that decides: exit 0 passes")
 	cmd.Flags().IntVar(&opts.Run.MaxAttempts, "max-attempts", 3, "attempts before stopping as attempt-limit")
-	cmd.Flags().DurationVar(&opts.Run.Backoff, "backoff", 0, "wait this long between attempts (e.g. 2s)")
+	cmd.Flags().DurationVar(&opts.Run.Backoff, "backoff", 0, "wait this long between attempts (e.g. 2s; with --loop, default the record's retry.backoff)")
 	cmd.Flags().BoolVar(&opts.Run.Write, "write", false, "keep the record, the events and the review artifact")
 	cmd.Flags().StringVar(&opts.Run.Loop, "loop", "", "run this existing Citadel record (implies --write)")
 	cmd.Flags().BoolVar(&opts.Run.Yes, "yes", false, "with --loop: run the commands the record names (they are printed first)")

@@ -41,16 +41,24 @@ With ID: stop that loop, of any framework, in its own format, atomically
 (temp file and rename) under the file's lock, with --status a word of the
 shared stop vocabulary (default stopped) and --reason free text:
 
-  Citadel    status, stoppedAt, stopReason (and updatedAt) in the record
+  Citadel    status and stopReason the stop word, stoppedAt, updatedAt; the
+             reason a note. The daemon: status stopped (completed for done),
+             the word in stopReason
   CCW        status failed, failure_reason "<status>: <reason>", completed_at
-             (status completed for done and verifier-passed)
-  Cavekit    teardown: .cavekit/.loop.json removed (the Stop hook then does
-             nothing); a stale .loop.lock removed too
-  Conductor  loop_state COMPLETE / PASSED_WITH_WARNINGS with a warning (seed
-             004's completeWithWarnings), plus stop_reason and stopped_at
+             (status completed, no failure_reason, for done and
+             verifier-passed)
+  Cavekit    Cavekit's teardown: .cavekit/.loop.json removed (the Stop hook
+             then does nothing), a lock without a live heartbeat removed,
+             state.md phase complete
+  Conductor  seed 004's completeWithWarnings: COMPLETE/PASSED_WITH_WARNINGS,
+             a warning, a completed_with_warnings decision, status complete,
+             tracks.md "Done (with warnings)"; done: the Track Completion
+             Protocol; blocked: step status BLOCKED with an ACTIVE blocker
   ORBIT      as without ID ("orbit" is its id)
 
-The stop is recorded in orbit's loop event journal. A loop of another
+Only those fields change: every other byte of the file stays as it was. The
+output says what was written. The stop is recorded in orbit's loop event
+journal. A loop of another
 framework that has stopped already is left alone (an error says so); the
 ORBIT loop is stopped again, with a note, as it always was.`,
 		Example: `  orbit loop stop
