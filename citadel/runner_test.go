@@ -408,7 +408,7 @@ func TestRunLoopBackoff(t *testing.T) {
 		return st.SetAt([]string{"budget", "maxAttempts"}, 2)
 	})
 	var progress bytes.Buffer
-	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "slow", Progress: &progress})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "slow", Progress: &progress, Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestRunLoopBackoff(t *testing.T) {
 		t.Errorf("run: %s after %d attempts; progress:\n%s\nwant the record's backoff between the attempts", res.Status, res.Attempts, progress.String())
 	}
 	planned(t, root, "bad-backoff", func(st *loop.State) error { return st.SetAt([]string{"retry", "backoff"}, "soon") })
-	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "bad-backoff"}); err == nil || !strings.Contains(err.Error(), `retry.backoff: "soon": want a duration`) {
+	if _, err := r.Run(context.Background(), citadel.RunOptions{Loop: "bad-backoff", Yes: true}); err == nil || !strings.Contains(err.Error(), `retry.backoff: "soon": want a duration`) {
 		t.Errorf("a backoff that is not a duration: %v", err)
 	}
 	for s, want := range map[string]time.Duration{"2s": 2 * time.Second, "500": 500 * time.Millisecond, "1m30s": 90 * time.Second, "0": 0} {
@@ -437,7 +437,7 @@ func TestRunLoopBudget(t *testing.T) {
 		}
 		return st.SetAt([]string{"budget", "costPerRun"}, 1)
 	})
-	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "spend"})
+	res, err := r.Run(context.Background(), citadel.RunOptions{Loop: "spend", Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestRunLoopBudget(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = r.Run(context.Background(), citadel.RunOptions{Loop: "spend"})
+	res, err = r.Run(context.Background(), citadel.RunOptions{Loop: "spend", Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
