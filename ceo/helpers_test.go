@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -45,22 +45,9 @@ type env struct {
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	dir := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(dir, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := context.Background()
-	store, err := db.Open(ctx, p.DB, db.Options{})
-	if err != nil {
-		tb.Fatalf("db.Open(%s): %v", p.DB, err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ix := journal.NewIndex(store, p)
-	ix.Now = func() time.Time { return t0 }
-	return &env{tb: tb, ctx: ctx, proj: p, store: store, ix: ix}
+	p := projecttest.At(tb, dir)
+	ix := projecttest.Open(tb, p, t0)
+	return &env{tb: tb, ctx: context.Background(), proj: p, store: ix.Store, ix: ix}
 }
 
 func (e *env) path(rel string) string { return e.proj.Path(rel) }

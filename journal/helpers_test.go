@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,10 +15,6 @@ import (
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/project"
 )
-
-// update rewrites the golden files under testdata instead of comparing with
-// them: go test ./journal -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // testEnv is a project in a temporary directory with its index open.
 type testEnv struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/golden"
 )
 
 // copyTestdata copies a fixture into dir and returns its path.
@@ -295,19 +296,7 @@ func TestExportJSONLGolden(t *testing.T) {
 	if n != strings.Count(input, "\n") {
 		t.Errorf("ExportJSONL wrote %d records; want %d", n, strings.Count(input, "\n"))
 	}
-	golden := filepath.Join("testdata", "export.golden")
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("ExportJSONL =\n%s\nwant (%s)\n%s", out.Bytes(), golden, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "export.golden"), out.Bytes())
 	if out.String() != input {
 		t.Errorf("ExportJSONL =\n%s\nwant the imported lines byte for byte\n%s", out.Bytes(), input)
 	}

@@ -4,20 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
-
-// update rewrites the golden files under testdata/knowledge instead of
-// comparing with them: go test ./knowledge -update
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/knowledge")
 
 // fixedNow is the clock of every test index.
 var fixedNow = time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
@@ -34,22 +30,11 @@ func readFixture(tb testing.TB, name string) []byte {
 	return b
 }
 
-// golden compares got with testdata/knowledge/name, rewriting it with -update.
-func golden(tb testing.TB, name string, got []byte) {
+// goldenFile compares got with testdata/knowledge/name (-update rewrites
+// it).
+func goldenFile(tb testing.TB, name string, got []byte) {
 	tb.Helper()
-	path := fixture(name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./knowledge -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		tb.Errorf("output differs from %s (run go test ./knowledge -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(tb, fixture(name), got)
 }
 
 // goldenJSON compares v, as indented JSON, with a golden file.
@@ -62,7 +47,7 @@ func goldenJSON(tb testing.TB, name string, v any) {
 	if err := enc.Encode(v); err != nil {
 		tb.Fatal(err)
 	}
-	golden(tb, name, b.Bytes())
+	goldenFile(tb, name, b.Bytes())
 }
 
 // testEnv is a project in a temporary directory with its index open.

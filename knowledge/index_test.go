@@ -224,7 +224,7 @@ func TestCountsExportAndRebuild(t *testing.T) {
 	if f := rep.Files[0]; f.Updated != 3 || f.Hits != 4 || f.Backup != knowledgeFile(ErrorsFile)+".bak" {
 		t.Errorf("export = %+v; want 3 entries updated with 4 matches and a backup", f)
 	}
-	golden(t, "template.export.golden", e.read(knowledgeFile(ErrorsFile)))
+	goldenFile(t, "template.export.golden", e.read(knowledgeFile(ErrorsFile)))
 	if got := e.read(knowledgeFile(ErrorsFile) + ".bak"); !bytes.Equal(got, orig) {
 		t.Errorf("the backup differs from the file before the export")
 	}
@@ -311,7 +311,7 @@ func TestExportRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := e.read(knowledgeFile(ErrorsFile))
-			golden(t, strings.TrimSuffix(tt.file, ".json")+".export.golden", got)
+			goldenFile(t, strings.TrimSuffix(tt.file, ".json")+".export.golden", got)
 			if _, err := parseRegistry("x", got); err != nil {
 				t.Errorf("exported file is not a registry: %v", err)
 			}
@@ -366,7 +366,7 @@ func TestAddShapes(t *testing.T) {
 				t.Errorf("Add = %+v; want id %s, shape %s, line %d", added, tt.wantID, tt.shape, tt.line)
 			}
 			got := e.read(knowledgeFile(ErrorsFile))
-			golden(t, strings.TrimSuffix(name, ".json")+".add.golden", got)
+			goldenFile(t, strings.TrimSuffix(name, ".json")+".add.golden", got)
 			reg, err := parseRegistry("x", got)
 			if err != nil {
 				t.Fatalf("the file after Add is not a registry: %v", err)
@@ -467,7 +467,7 @@ func TestImportDecisions(t *testing.T) {
 	if rep.Sync.Decisions != 8 || rep.Sync.Errors() != 0 {
 		t.Errorf("sync indexed %d decisions with %d errors; want 8, 0", rep.Sync.Decisions, rep.Sync.Errors())
 	}
-	golden(t, "decisions.golden", e.read(".claude/ceo-loop-decisions.jsonl"))
+	goldenFile(t, "decisions.golden", e.read(".claude/ceo-loop-decisions.jsonl"))
 
 	// Idempotent.
 	rep, err = e.k.ImportDecisions(e.ctx, e.jix, "conductor/tracks", false)

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/orbit-loop/orbit/jsonedit"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/orbit-loop/orbit/jsonedit"
 )
 
 func TestClassify(t *testing.T) {

@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,37 +11,21 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
-	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/golden"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
 
-// update rewrites the golden files under testdata instead of comparing with
-// them: go test ./report -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
-
 // now is the clock of the reports: half an hour into the fixed session.
 var now = time.Date(2026, 3, 8, 10, 30, 0, 0, time.UTC)
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(tb testing.TB, name string, got []byte) {
+// goldenFile compares got with testdata/name (-update rewrites it).
+func goldenFile(tb testing.TB, name string, got []byte) {
 	tb.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		tb.Errorf("%s differs (run with -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(tb, filepath.Join("testdata", name), got)
 }
 
 // newProject returns an index over a temporary project holding copies of
@@ -69,26 +52,7 @@ func newProject(tb testing.TB, dir string) *journal.Index {
 			}
 		}
 	}
-	p, err := project.New(root, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := context.Background()
-	store, err := db.Open(ctx, p.DB, db.Options{})
-	if err != nil {
-		tb.Fatalf("db.Open: %v", err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ix := journal.NewIndex(store, p)
-	ix.Now = func() time.Time { return now }
-	rep, err := ix.Sync(ctx, journal.SyncOptions{})
-	if err != nil {
-		tb.Fatalf("Sync: %v", err)
-	}
-	if rep.Errors() > 0 {
-		tb.Fatalf("Sync rejected lines: %v", rep.Problems)
-	}
-	return ix
+	return projecttest.Synced(tb, projecttest.At(tb, root), now)
 }
 
 func gather(tb testing.TB, ix *journal.Index) ceo.Progress {
@@ -129,7 +93,7 @@ func TestDecisionBlockGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
 			report.DecisionBlock(&b, tt.res)
-			golden(t, "decision-"+tt.name+".golden", b.Bytes())
+			goldenFile(t, "decision-"+tt.name+".golden", b.Bytes())
 		})
 	}
 }
@@ -183,7 +147,7 @@ func TestProgressMarkdownGolden(t *testing.T) {
 			p := gather(t, newProject(t, tt.dir))
 			var b bytes.Buffer
 			report.ProgressMarkdown(&b, p)
-			golden(t, tt.name+".golden", b.Bytes())
+			goldenFile(t, tt.name+".golden", b.Bytes())
 		})
 	}
 }
@@ -201,7 +165,7 @@ func TestSessionSummaryGolden(t *testing.T) {
 			p := gather(t, newProject(t, tt.dir))
 			var b bytes.Buffer
 			report.SessionSummary(&b, p)
-			golden(t, tt.name+".golden", b.Bytes())
+			goldenFile(t, tt.name+".golden", b.Bytes())
 		})
 	}
 }

@@ -34,7 +34,7 @@ func TestTrustTextGolden(t *testing.T) {
 			if err := report.TrustText(&buf, r, tt.terminal); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, buf.Bytes())
+			goldenFile(t, tt.name, buf.Bytes())
 		})
 	}
 }
@@ -44,7 +44,7 @@ func TestTrustMarkdownGolden(t *testing.T) {
 	if err := report.TrustMarkdown(&buf, trustReport(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "trust.md.golden", buf.Bytes())
+	goldenFile(t, "trust.md.golden", buf.Bytes())
 }
 
 func TestTrustAlertShown(t *testing.T) {

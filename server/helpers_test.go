@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/server"
@@ -81,13 +82,8 @@ func newEnv(tb testing.TB, journalText string, cfg server.Config) *env {
 func newEnvIn(tb testing.TB, p project.Project, cfg server.Config) *env {
 	tb.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, p.DB, db.Options{})
-	if err != nil {
-		tb.Fatalf("db.Open(%s): %v", p.DB, err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ix := journal.NewIndex(store, p)
-	ix.Now = func() time.Time { return testNow }
+	ix := projecttest.Open(tb, p, testNow)
+	store := ix.Store
 	if cfg.Token == "" {
 		cfg.Token = testToken
 	}

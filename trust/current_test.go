@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
@@ -27,21 +27,9 @@ type index struct {
 
 func newIndex(tb testing.TB) *index {
 	tb.Helper()
-	dir := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(dir, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx := context.Background()
-	store, err := db.Open(ctx, p.DB, db.Options{})
-	if err != nil {
-		tb.Fatalf("db.Open(%s): %v", p.DB, err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	return &index{ctx: ctx, proj: p, store: store, ix: journal.NewIndex(store, p)}
+	p := projecttest.New(tb)
+	ix := projecttest.Open(tb, p, time.Time{})
+	return &index{ctx: context.Background(), proj: p, store: ix.Store, ix: ix}
 }
 
 // appendLine appends one record to a project file.

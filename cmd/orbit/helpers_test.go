@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/cmd")
+	"github.com/orbit-loop/orbit/internal/golden"
+)
 
 // testNow is the clock every command test runs with.
 var testNow = time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
@@ -156,22 +155,10 @@ func copyFixture(tb testing.TB, name string) string {
 	return dst
 }
 
-// golden compares got with testdata/cmd/name, rewriting it with -update.
-func golden(tb testing.TB, name, got string) {
+// goldenCmd compares got with testdata/cmd/name (-update rewrites it).
+func goldenCmd(tb testing.TB, name, got string) {
 	tb.Helper()
-	path := fixturePath(name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./cmd/orbit -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s (run go test ./cmd/orbit -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(tb, fixturePath(name), []byte(got))
 }
 
 // objectKeys returns the keys of a JSON object in the order written.

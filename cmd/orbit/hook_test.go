@@ -16,6 +16,7 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/hook"
+	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/internal/tooltest"
 	"github.com/orbit-loop/orbit/orbitloop"
 )
@@ -128,26 +129,11 @@ func readHooksFixture(tb testing.TB, name string) string {
 	return string(b)
 }
 
-// goldenHook compares got with testdata/hooks/golden/name, rewriting it
-// with -update.
+// goldenHook compares got with testdata/hooks/golden/name (-update
+// rewrites it).
 func goldenHook(tb testing.TB, name, got string) {
 	tb.Helper()
-	path := hooksFixture(filepath.Join("golden", name))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./cmd/orbit -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s (run go test ./cmd/orbit -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(tb, hooksFixture(filepath.Join("golden", name)), []byte(got))
 }
 
 // loopState is an active ORBIT loop's state file at iteration it of max,

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orbit-loop/orbit/internal/golden"
 )
 
 // knowledgeFixture is a file under testdata/knowledge.
@@ -22,22 +24,11 @@ func knowledgeFixture(tb testing.TB, name string) []byte {
 	return b
 }
 
-// knowledgeGolden compares got with testdata/knowledge/name (-update rewrites it).
+// knowledgeGolden compares got with testdata/knowledge/name (-update
+// rewrites it).
 func knowledgeGolden(tb testing.TB, name, got string) {
 	tb.Helper()
-	path := filepath.Join("..", "..", "testdata", "knowledge", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./cmd/orbit -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s (run go test ./cmd/orbit -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(tb, filepath.Join("..", "..", "testdata", "knowledge", name), []byte(got))
 }
 
 // put writes a project file, creating its directory.

@@ -35,7 +35,7 @@ func TestLogGolden(t *testing.T) {
 			if res.stderr != "" {
 				t.Errorf("log stderr = %q; want empty", res.stderr)
 			}
-			golden(t, tt.golden, res.stdout)
+			goldenCmd(t, tt.golden, res.stdout)
 		})
 	}
 }

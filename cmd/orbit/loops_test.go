@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orbit-loop/orbit/internal/golden"
 )
 
 // frameworkProject copies a fixture tree of testdata/loops into a temporary
@@ -34,20 +36,7 @@ func frameworkProject(tb testing.TB, tree string) *testProject {
 // rewrites it).
 func loopsGolden(tb testing.TB, name, got string) {
 	tb.Helper()
-	path := filepath.Join("..", "..", "testdata", "loops", "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run go test ./cmd/orbit -update to create it)", err)
-	}
-	if got != string(want) {
-		tb.Errorf("output differs from %s (run go test ./cmd/orbit -update if the change is intended)\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	golden.Check(tb, filepath.Join("..", "..", "testdata", "loops", "golden", name), []byte(got))
 }
 
 func (p *testProject) json(rel string) map[string]any {
