@@ -132,6 +132,10 @@ async function loopAction(id, action) {
     const p = await res.json().catch(() => ({ title: res.statusText }));
     alert(action + " failed: " + p.title + (p.detail ? " — " + p.detail : ""));
     if (res.status === 401) sessionStorage.removeItem("orbit-token");
+  } else {
+    // A resumed CCW loop does not continue by itself: say what does.
+    const r = await res.json().catch(() => ({}));
+    if (r.next) alert("Resumed. To continue: " + r.next);
   }
   refresh();
 }
