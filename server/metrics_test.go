@@ -1,10 +1,16 @@
 package server_test
 
 import (
+	"bytes"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/server"
@@ -110,5 +116,73 @@ func TestMetricsDecisionTally(t *testing.T) {
 	// the sync that made it tells the collectors (the generation).
 	if !eventually(func() bool { return sum() == 153 }) {
 		t.Errorf("after the rewrite orbit_decisions sums to %v; want 153", sum())
+	}
+}
+
+// TestMetricsFormat: /metrics parses with Prometheus's own text parser
+// (expfmt, test-only), every family has the type it declares, histograms
+// are cumulative with a +Inf bucket equal to their count, and the Go and
+// process figures scrapers expect are there.
+func TestMetricsFormat(t *testing.T) {
+	e := newEnv(t, synthJournal(t, 100), server.Config{}).handler()
+	for range 3 {
+		wantStatus(t, "GET trust", e.get("/api/v1/trust"), 200)
+	}
+	wantStatus(t, "GET decisions/none", e.get("/api/v1/decisions/none"), 404)
+	r := e.get("/metrics")
+	wantStatus(t, "GET /metrics", r, 200)
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("Content-Type %q; want the text format 0.0.4", ct)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatalf("Prometheus's parser refuses /metrics: %v\n%s", err, r.body)
+	}
+	types := map[string]dto.MetricType{
+		"orbit_http_request_duration_seconds": dto.MetricType_HISTOGRAM, "orbit_decision_commit_batch_size": dto.MetricType_HISTOGRAM,
+		"orbit_decisions": dto.MetricType_GAUGE, "orbit_accuracy": dto.MetricType_GAUGE, "orbit_trust_level": dto.MetricType_GAUGE,
+		"go_goroutines": dto.MetricType_GAUGE, "go_gc_duration_seconds": dto.MetricType_SUMMARY,
+		"go_memstats_alloc_bytes_total": dto.MetricType_COUNTER,
+	}
+	if runtime.GOOS == "linux" {
+		types["process_cpu_seconds_total"] = dto.MetricType_COUNTER
+		types["process_resident_memory_bytes"] = dto.MetricType_GAUGE
+		types["process_open_fds"] = dto.MetricType_GAUGE
+	}
+	for name, typ := range types {
+		f, ok := fams[name]
+		if !ok || f.GetType() != typ || len(f.GetMetric()) == 0 {
+			t.Errorf("%s: %v; want a %v family with series", name, f, typ)
+		}
+	}
+	requests := fams["orbit_http_request_duration_seconds"]
+	for _, m := range requests.GetMetric() {
+		h := m.GetHistogram()
+		prev := uint64(0)
+		for _, b := range h.GetBucket() {
+			if b.GetCumulativeCount() < prev {
+				t.Errorf("%v: buckets not cumulative", m.GetLabel())
+			}
+			prev = b.GetCumulativeCount()
+		}
+		if prev > h.GetSampleCount() {
+			t.Errorf("%v: last finite bucket %d above the count %d", m.GetLabel(), prev, h.GetSampleCount())
+		}
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["route"] == "/api/v1/trust" && (labels["status"] != "200" || h.GetSampleCount() != 3) {
+			t.Errorf("trust requests: %v, %d observations; want status 200, 3", labels, h.GetSampleCount())
+		}
+	}
+	if v := fams["go_goroutines"].GetMetric()[0].GetGauge().GetValue(); v < 1 {
+		t.Errorf("go_goroutines = %v", v)
+	}
+	if runtime.GOOS == "linux" {
+		if v := fams["process_resident_memory_bytes"].GetMetric()[0].GetGauge().GetValue(); v < 1<<20 {
+			t.Errorf("process_resident_memory_bytes = %v; want at least 1 MB", v)
+		}
 	}
 }
