@@ -45,7 +45,10 @@ type Env struct {
 	// Reproduce is the command line that runs one suite with the same
 	// sizes; the suite's name is appended.
 	Reproduce string
-	Log       io.Writer
+	// Baseline is a git revision of orbit that the startup suite builds and
+	// measures beside this tree ("": none).
+	Baseline string
+	Log      io.Writer
 
 	journals map[int]string
 	projects map[int]string

@@ -32,6 +32,7 @@ var Suites = []Suite{
 	{Name: "hookstop", Title: "The Stop hook: orbit hook stop against ceo-loop-stop.sh", Run: runHookStop},
 	{Name: "loops", Title: "Loops of every framework: orbit loop list over 1,000 records", Run: runLoops},
 	{Name: "mcp", Title: "The agent's interface: orbit mcp and orbit prime", Run: runMCP},
+	{Name: "startup", Title: "Start-up: binary size and package initialisation", Run: runStartup},
 	{Name: "decode", Title: "JSON decoding: the one-pass decoder against encoding/json and encoding/json/v2", Run: runDecode},
 }
 

@@ -41,6 +41,7 @@ type options struct {
 	reproduce  string
 	goTool     string
 	moduleRoot string
+	baseline   string
 }
 
 func main() {
@@ -69,6 +70,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.runs.Small, "runs", 30, "timed runs of each fast command (sync, decide, jq)")
 	fs.StringVar(&o.cache, "cache", "testdata/bench", "directory of the cached synthetic journals")
 	fs.BoolVar(&o.keep, "keep", false, "keep the scratch directory (projects, indexes) for inspection")
+	fs.StringVar(&o.baseline, "baseline", "", "a git revision of orbit to build and measure beside this tree (startup suite): before and after a change")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -116,6 +118,9 @@ func parseFlags(args []string) (*options, error) {
 	if set["sizes"] {
 		o.reproduce += " -sizes " + o.sizesFlag
 	}
+	if o.baseline != "" {
+		o.reproduce += " -baseline " + o.baseline
+	}
 	if o.out != "" {
 		o.reproduce += " -out " + o.out
 	}
@@ -160,6 +165,7 @@ func run(ctx context.Context, o *options) error {
 		return err
 	}
 	env.Reproduce = o.reproduce
+	env.Baseline = o.baseline
 	env.GoTool, env.Root = o.goTool, o.moduleRoot
 	if o.keep {
 		fmt.Fprintf(os.Stderr, "orbit-bench: scratch directory %s is kept\n", env.Work)
