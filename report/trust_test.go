@@ -135,7 +135,7 @@ func TestTrustChartSVG(t *testing.T) {
 	if want := len(r.Iterations) + bins + 2; circles != want {
 		t.Errorf("%d circles; want %d (%d iterations, %d bins, 2 legend glyphs)", circles, want, len(r.Iterations), bins)
 	}
-	golden(t, "trust-chart.svg.golden", buf.Bytes())
+	goldenFile(t, "trust-chart.svg.golden", buf.Bytes())
 }
 
 // TestTrustChartPNG: the PNG is 1920x800 (960x400 points at 144 DPI), the
