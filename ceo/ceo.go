@@ -354,7 +354,7 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 		if sync, err = ix.Sync(ctx, journal.SyncOptions{}); err == nil {
 			_, err = build(ctx, ix.PreviewIDs())
 		}
-	} else {
+	} else if err = AdoptBaseline(ctx, ix, opts.now()); err == nil {
 		sync, err = ix.Record(ctx, build)
 	}
 	written := false
@@ -369,7 +369,7 @@ func DecideBatch(ctx context.Context, ix *journal.Index, ins []Input, opts Optio
 	if err := indexedViews(ctx, ix, res); err != nil {
 		return res, errs, err
 	}
-	if w := stateWarning(SyncState(ctx, ix)); w != "" {
+	if w := stateWarning(SyncState(ctx, ix, opts.now())); w != "" {
 		for i := range res {
 			if res[i].Written {
 				res[i].Warnings = append(res[i].Warnings, w)
@@ -441,11 +441,13 @@ func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs
 	return d, nil
 }
 
-// SyncState sets the state file's correct_decisions, incorrect_decisions
-// and trust_level to what the outcome events say, under the state file's
-// lock; every other field is kept as it is. Without a state file (no loop
-// started) it does nothing. The file is rewritten only when a value changed.
-func SyncState(ctx context.Context, ix *journal.Index) error {
+// SyncState brings the state file's correct_decisions,
+// incorrect_decisions and trust_level in step with the outcome events (see
+// Reconcile: counters the loop kept before orbit are adopted, never
+// zeroed), under the state file's lock; every other field is kept as it
+// is. Without a state file (no loop started) it does nothing. The file is
+// rewritten only when a value changed.
+func SyncState(ctx context.Context, ix *journal.Index, now time.Time) error {
 	path := ix.Project.Path(project.StateFile)
 	unlock, err := flock.Path(ctx, ix.Project.Root, path+".lock")
 	if err != nil {
@@ -459,18 +461,9 @@ func SyncState(ctx context.Context, ix *journal.Index) error {
 	if err != nil {
 		return err
 	}
-	h, err := trust.Current(ctx, ix.Store)
-	if err != nil {
-		return err
-	}
 	before := st.Bytes()
-	for _, kv := range []struct {
-		k string
-		v any
-	}{{"correct_decisions", h.Correct}, {"incorrect_decisions", h.Incorrect}, {"trust_level", h.Level}} {
-		if err := st.Set(kv.k, kv.v); err != nil {
-			return err
-		}
+	if _, err := Reconcile(ctx, ix, st, now); err != nil {
+		return err
 	}
 	after := st.Bytes()
 	if string(before) == string(after) {

@@ -181,7 +181,7 @@ func TestDecideInputErrors(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				e := newEnv(t)
-				e.copyIn(seedStateFile, project.StateFile)
+				e.write(project.StateFile, explainedState(t))
 				d := past("iter-6-1", 6, "2026-03-08T10:00:00Z")
 				e.appendRecords(project.DecisionsFile, &d)
 				journalBefore := e.mustRead(project.DecisionsFile)
@@ -268,7 +268,7 @@ func TestDecideDefaultIteration(t *testing.T) {
 			switch tt.state {
 			case "":
 			case "seed":
-				e.copyIn(seedStateFile, project.StateFile)
+				e.write(project.StateFile, explainedState(t))
 			case "initial":
 				e.copyIn("testdata/doc-example.initial.ceo-loop-state.json", project.StateFile)
 			default:
@@ -308,7 +308,7 @@ func TestDecideBadStateIteration(t *testing.T) {
 
 func TestDecideRetro(t *testing.T) {
 	e := newEnv(t)
-	e.copyIn(seedStateFile, project.StateFile)
+	e.write(project.StateFile, explainedState(t))
 	d := past("iter-6-2", 6, "2026-03-08T10:00:00Z")
 	e.appendRecords(project.DecisionsFile, &d)
 	in := ceo.Input{
@@ -394,7 +394,7 @@ func TestParseOutcome(t *testing.T) {
 
 func TestDecideDryRun(t *testing.T) {
 	e := newEnv(t)
-	e.copyIn(seedStateFile, project.StateFile)
+	e.write(project.StateFile, explainedState(t))
 	d := past("iter-7-1", 7, "2026-03-08T10:00:00Z")
 	e.appendRecords(project.DecisionsFile, &d)
 	e.appendRecords(project.RetroFile, &journal.OutcomeRecord{TS: "2026-03-08T10:01:00Z", DecisionID: "iter-7-1", Outcome: "CORRECT"})
@@ -461,7 +461,7 @@ func TestDecideStateFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.copyIn(seedStateFile, project.StateFile)
+			e.write(project.StateFile, explainedState(t))
 			if tt.correct+tt.incorrect > 0 {
 				e.seedOutcomes(tt.correct, tt.incorrect)
 			}
@@ -488,7 +488,7 @@ func TestSyncState(t *testing.T) {
 	t.Run("no state file", func(t *testing.T) {
 		e := newEnv(t)
 		e.seedOutcomes(2, 1)
-		if err := ceo.SyncState(e.ctx, e.ix); err != nil {
+		if err := ceo.SyncState(e.ctx, e.ix, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := e.read(project.StateFile); ok {
@@ -499,10 +499,11 @@ func TestSyncState(t *testing.T) {
 		e := newEnv(t)
 		e.write(project.StateFile, "{\n  \"active\": false,\n  \"custom\": {\n    \"x\": 1.50\n  },\n  \"incorrect_decisions\": 9\n}\n")
 		e.seedOutcomes(2, 1)
-		if err := ceo.SyncState(e.ctx, e.ix); err != nil {
+		if err := ceo.SyncState(e.ctx, e.ix, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		want := "{\n  \"active\": false,\n  \"custom\": {\n    \"x\": 1.50\n  },\n  \"incorrect_decisions\": 1,\n  \"correct_decisions\": 2,\n  \"trust_level\": \"standard\"\n}\n"
+		// The 8 incorrect decisions no outcome explains are adopted.
+		want := "{\n  \"active\": false,\n  \"custom\": {\n    \"x\": 1.50\n  },\n  \"incorrect_decisions\": 9,\n  \"correct_decisions\": 2,\n  \"trust_level\": \"standard\"\n}\n"
 		if got := e.mustRead(project.StateFile); got != want {
 			t.Errorf("state file =\n%s\nwant\n%s", got, want)
 		}
@@ -510,7 +511,7 @@ func TestSyncState(t *testing.T) {
 	t.Run("malformed state file", func(t *testing.T) {
 		e := newEnv(t)
 		e.write(project.StateFile, "{\"active\": tru")
-		err := ceo.SyncState(e.ctx, e.ix)
+		err := ceo.SyncState(e.ctx, e.ix, time.Now())
 		if err == nil || !strings.Contains(err.Error(), project.StateFile) {
 			t.Errorf("SyncState on a malformed state file: %v; want an error naming it", err)
 		}
@@ -523,7 +524,7 @@ func TestSyncState(t *testing.T) {
 		// Not orbit's layout: rewritten only if a value changed.
 		content := `{"correct_decisions":0,"incorrect_decisions":0,"trust_level":"standard"}`
 		e.write(project.StateFile, content)
-		if err := ceo.SyncState(e.ctx, e.ix); err != nil {
+		if err := ceo.SyncState(e.ctx, e.ix, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if got := e.mustRead(project.StateFile); got != content {

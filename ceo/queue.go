@@ -134,6 +134,8 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 		if _, err := build(ctx, ix.PreviewIDs()); err != nil {
 			return res, err
 		}
+	} else if err = AdoptBaseline(ctx, ix, opts.now()); err != nil {
+		return res, err
 	} else if res.Sync, err = ix.Record(ctx, build); err != nil {
 		return res, err
 	} else if err = indexedViews(ctx, ix, res.Decided); err != nil {
@@ -163,7 +165,7 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 	if opts.DryRun || len(taken) == 0 {
 		return res, nil
 	}
-	if w := stateWarning(SyncState(ctx, ix)); w != "" {
+	if w := stateWarning(SyncState(ctx, ix, opts.now())); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil

@@ -41,7 +41,7 @@ func queueItems(tb testing.TB, content string) []string {
 // items and one medium architecture choice, at iteration 7.
 func TestWorkedExample(t *testing.T) {
 	e := newEnv(t)
-	e.copyIn(seedStateFile, project.StateFile)
+	e.write(project.StateFile, explainedState(t))
 	// The journal so far: iter-3's SQLite precedent (CONFIRMED), iter-5's
 	// deep decision still pending.
 	p3 := past("iter-3-1", 3, "2026-03-08T08:00:00Z")
@@ -220,7 +220,7 @@ func TestProcessQueueMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.copyIn(seedStateFile, project.StateFile)
+			e.write(project.StateFile, explainedState(t))
 			d := past("iter-7-1", 7, "2026-03-08T10:00:00Z")
 			e.appendRecords(project.DecisionsFile, &d)
 			e.write(project.PendingFile, tt.content)
@@ -296,7 +296,7 @@ func TestProcessQueueNoFile(t *testing.T) {
 
 func TestProcessQueueDryRun(t *testing.T) {
 	e := newEnv(t)
-	e.copyIn(seedStateFile, project.StateFile)
+	e.write(project.StateFile, explainedState(t))
 	e.copyIn(workedQueue, project.PendingFile)
 	queueBefore, stateBefore := e.mustRead(project.PendingFile), e.mustRead(project.StateFile)
 	opts := fixed(t0)

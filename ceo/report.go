@@ -113,32 +113,44 @@ func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Prog
 		return p, err
 	}
 	it := p.Iteration
-	if p.ThisIter, err = ix.Store.Stats(ctx, 0, &it); err != nil {
+	if p.ThisIter, err = ix.Store.Stats(ctx, db.StatsFilter{Iteration: &it}); err != nil {
 		return p, err
 	}
-	var since int64
-	if !p.Loop.Started.IsZero() {
-		since = p.Loop.Started.UnixNano()
+	// The session is this loop's iterations (numbering goes on across
+	// loops, so no summary mixes two); a loop orbit did not start is
+	// counted from its start time.
+	sf := db.StatsFilter{FromIteration: p.Loop.FirstIteration}
+	if sf.FromIteration == 0 && !p.Loop.Started.IsZero() {
+		sf.SinceNS = p.Loop.Started.UnixNano()
 	}
-	if p.Session, err = ix.Store.Stats(ctx, since, nil); err != nil {
+	if p.Session, err = ix.Store.Stats(ctx, sf); err != nil {
 		return p, err
 	}
 	focus, err := ix.Store.LatestDecisions(ctx, db.DecisionFilter{Iteration: &it, Limit: 50})
 	if err != nil {
 		return p, err
 	}
-	for i := range focus {
-		if focus[i].Depth != "trivial" {
-			p.Focus = &focus[i]
-			break
-		}
-	}
+	p.Focus = deepFocus(focus)
 	stale, err := StaleDecisions(ctx, ix, StaleOptions{Iterations: DefaultStaleIterations, Limit: 1, Cap: 1000}, now)
 	if err != nil {
 		return p, err
 	}
 	p.Stale = stale.Total
 	return p, nil
+}
+
+// deepFocus is seed 000's "deep focus" of an iteration: its deepest
+// decision (heavy, then medium, then light; the latest of equals), nil when
+// every decision was trivial. ds are newest first.
+func deepFocus(ds []db.DecisionRow) *db.DecisionRow {
+	var f *db.DecisionRow
+	for i := range ds {
+		r := policy.DepthRank(ds[i].Depth)
+		if ds[i].Depth != "trivial" && (f == nil || r > policy.DepthRank(f.Depth)) {
+			f = &ds[i]
+		}
+	}
+	return f
 }
 
 // DepthOf is a request's depth: its own, else classified.

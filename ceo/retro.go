@@ -64,6 +64,9 @@ func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string,
 		return res, &InputError{Msg: err.Error()}
 	}
 	if !opts.DryRun {
+		if err := AdoptBaseline(ctx, ix, opts.now()); err != nil {
+			return res, err
+		}
 		if _, err := ix.RecordOutcome(ctx, rec); err != nil {
 			return res, err
 		}
@@ -77,7 +80,7 @@ func Retro(ctx context.Context, ix *journal.Index, id, outcome, evidence string,
 				res.EventView = e
 			}
 		}
-		if w := stateWarning(SyncState(ctx, ix)); w != "" {
+		if w := stateWarning(SyncState(ctx, ix, opts.now())); w != "" {
 			res.Warnings = append(res.Warnings, w)
 		}
 	}

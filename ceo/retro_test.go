@@ -22,7 +22,7 @@ func TestRetroErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.copyIn(seedStateFile, project.StateFile)
+			e.write(project.StateFile, explainedState(t))
 			d := past("iter-6-1", 6, "2026-03-08T10:00:00Z")
 			e.appendRecords(project.DecisionsFile, &d)
 			e.sync()
@@ -53,7 +53,7 @@ func TestRetroOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.outcome, func(t *testing.T) {
 			e := newEnv(t)
-			e.copyIn(seedStateFile, project.StateFile)
+			e.write(project.StateFile, explainedState(t))
 			d := past("iter-6-1", 6, "2026-03-08T10:00:00Z")
 			e.appendRecords(project.DecisionsFile, &d)
 			e.sync()
@@ -117,7 +117,7 @@ func TestRetroSupersedes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.copyIn(seedStateFile, project.StateFile)
+			e.write(project.StateFile, explainedState(t))
 			d := past("iter-6-1", 6, "2026-03-08T10:00:00Z")
 			e.appendRecords(project.DecisionsFile, &d)
 			e.sync()
@@ -153,7 +153,7 @@ func TestRetroSupersedes(t *testing.T) {
 
 func TestRetroDryRun(t *testing.T) {
 	e := newEnv(t)
-	e.copyIn(seedStateFile, project.StateFile)
+	e.write(project.StateFile, explainedState(t))
 	d := past("iter-6-1", 6, "2026-03-08T10:00:00Z")
 	e.appendRecords(project.DecisionsFile, &d)
 	e.sync()

@@ -13,26 +13,35 @@ import (
 const DefaultSentinel = "<promise>ORBIT COMPLETE</promise>"
 
 // LoopInfo is what the ORBIT loop's state file says, typed (HasState false
-// when the project has none). The seed's fields
-// come first; orbit adds completion_sentinel, budget_tokens, tokens_used,
-// stop_reason and stopped_at, and the hook's bookkeeping (last_stop_*).
+// when the project has none). The seed's fields come first; orbit adds
+// completion_sentinel, budget_tokens, tokens_used, first_iteration,
+// first_seen_at, stop_reason and stopped_at, and the hook's bookkeeping
+// (last_stop_*).
 type LoopInfo struct {
-	HasState         bool      `json:"has_state"`
-	Active           bool      `json:"active"`
-	Iteration        int64     `json:"iteration"`
-	MaxIterations    int64     `json:"max_iterations"`
-	TimeLimitMinutes int64     `json:"time_limit_minutes"`
-	StartedAt        string    `json:"started_at"`
-	Started          time.Time `json:"-"`
-	TrustLevel       string    `json:"trust_level"`
-	EscalationCount  int64     `json:"depth_escalation_counter"`
-	Correct          int64     `json:"correct_decisions"`
-	Incorrect        int64     `json:"incorrect_decisions"`
-	Sentinel         string    `json:"completion_sentinel"`
-	BudgetTokens     int64     `json:"budget_tokens"`
-	TokensUsed       int64     `json:"tokens_used"`
-	StopReason       string    `json:"stop_reason,omitempty"`
-	StoppedAt        string    `json:"stopped_at,omitempty"`
+	HasState         bool   `json:"has_state"`
+	Active           bool   `json:"active"`
+	Iteration        int64  `json:"iteration"`
+	MaxIterations    int64  `json:"max_iterations"`
+	TimeLimitMinutes int64  `json:"time_limit_minutes"`
+	StartedAt        string `json:"started_at"`
+	// Started is when the loop began: started_at, or when started_at is
+	// not a time (the upstream placeholder "$STARTED"), first_seen_at,
+	// when orbit first saw the loop (StartedUnreadable set).
+	Started           time.Time `json:"-"`
+	StartedUnreadable bool      `json:"started_at_unreadable,omitempty"`
+	FirstSeenAt       string    `json:"first_seen_at,omitempty"`
+	TrustLevel        string    `json:"trust_level"`
+	EscalationCount   int64     `json:"depth_escalation_counter"`
+	Correct           int64     `json:"correct_decisions"`
+	Incorrect         int64     `json:"incorrect_decisions"`
+	Sentinel          string    `json:"completion_sentinel"`
+	BudgetTokens      int64     `json:"budget_tokens"`
+	TokensUsed        int64     `json:"tokens_used"`
+	// FirstIteration is the loop's first iteration (0 when orbit did not
+	// start it: a loop started by /forge:ceo-loop).
+	FirstIteration int64  `json:"first_iteration,omitempty"`
+	StopReason     string `json:"stop_reason,omitempty"`
+	StoppedAt      string `json:"stopped_at,omitempty"`
 	// HookEvent is the hook event that ends an iteration: Stop (the
 	// default) or SubagentStop, when the loop runs as a subagent.
 	HookEvent string `json:"hook_event"`
@@ -75,6 +84,7 @@ func loopInfoOf(s *loop.State) (LoopInfo, error) {
 	o.Iteration, o.MaxIterations, o.TimeLimitMinutes = num("iteration"), num("max_iterations"), num("time_limit_minutes")
 	o.EscalationCount, o.Correct, o.Incorrect = num("depth_escalation_counter"), num("correct_decisions"), num("incorrect_decisions")
 	o.BudgetTokens, o.TokensUsed = num("budget_tokens"), num("tokens_used")
+	o.FirstIteration = num(FirstIterationField)
 	// Numbers past these bounds overflow what orbit computes from them
 	// (the next iteration, minutes as a duration): refused, naming the
 	// field, and taken as 0 meanwhile.
@@ -85,6 +95,7 @@ func loopInfoOf(s *loop.State) (LoopInfo, error) {
 	}{
 		{"iteration", &o.Iteration, MaxIterations},
 		{"max_iterations", &o.MaxIterations, MaxIterations},
+		{FirstIterationField, &o.FirstIteration, MaxIterations},
 		{"time_limit_minutes", &o.TimeLimitMinutes, MaxTimeLimitMinutes},
 		{"depth_escalation_counter", &o.EscalationCount, MaxCount},
 		{"correct_decisions", &o.Correct, MaxCount},
@@ -105,8 +116,14 @@ func loopInfoOf(s *loop.State) (LoopInfo, error) {
 	if o.Sentinel == "" {
 		o.Sentinel = DefaultSentinel
 	}
+	o.FirstSeenAt = str(FirstSeenField)
 	if t, err := time.Parse(time.RFC3339Nano, o.StartedAt); err == nil {
 		o.Started = t
+	} else if o.StartedAt != "" {
+		o.StartedUnreadable = true
+		if t, err := time.Parse(time.RFC3339Nano, o.FirstSeenAt); err == nil {
+			o.Started = t
+		}
 	}
 	return o, errors.Join(errs...)
 }

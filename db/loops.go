@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -158,4 +159,50 @@ func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) 
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
 	return nil
+}
+
+// The ORBIT loop's row in the loops table and the kind of the event that
+// records the counters orbit adopted from it (the loop package's names for
+// them; db knows no feature package).
+const (
+	orbitFramework = "orbit"
+	orbitLoop      = "orbit"
+	// AdoptEvent is the kind of the loop event recording the counters a
+	// loop kept before orbit came (data.correct_decisions,
+	// data.incorrect_decisions).
+	AdoptEvent = "adopt"
+)
+
+// Adoption is what orbit recorded when it first met the ORBIT loop's
+// counters: the part of them its outcome events could not explain, kept
+// as a baseline (0, 0 when the journal explained them all).
+type Adoption struct {
+	Correct, Incorrect int
+	// At is when it was recorded.
+	At string
+}
+
+// Adoption returns the first adopt event of the ORBIT loop in the loop
+// event journal; found is false when orbit has not met the loop's counters
+// yet. The journal is a file, so the baseline survives a rebuild of the
+// index.
+func (s *Store) Adoption(ctx context.Context) (a Adoption, found bool, err error) {
+	err = s.DB.QueryRowContext(ctx, `SELECT coalesce(json_extract(e.raw, '$.data.correct_decisions'), 0),
+			coalesce(json_extract(e.raw, '$.data.incorrect_decisions'), 0), e.at
+		FROM loop_events e JOIN loops l ON l.id = e.loop_ref
+		WHERE l.framework = ? AND l.loop_id = ? AND e.kind = ? ORDER BY e.seq LIMIT 1`, orbitFramework, orbitLoop, AdoptEvent).Scan(&a.Correct, &a.Incorrect, &a.At)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("read adopted baseline: %w", err)
+	}
+	return a, true, nil
+}
+
+// Baseline returns the counters adopted from before orbit (0, 0 without
+// any): what trust counts besides the outcome events.
+func (s *Store) Baseline(ctx context.Context) (correct, incorrect int, err error) {
+	a, _, err := s.Adoption(ctx)
+	return a.Correct, a.Incorrect, err
 }

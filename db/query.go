@@ -263,8 +263,7 @@ func (s *Store) DecisionByRequest(ctx context.Context, requestID string) (Decisi
 	return d, true, nil
 }
 
-// SessionStats summarises the decisions made since a time (all when since
-// is 0).
+// SessionStats summarises a set of decisions (see Stats).
 type SessionStats struct {
 	Total     int64 `db:"total" json:"total"`
 	Auto      int64 `db:"auto" json:"auto_approved"`
@@ -281,14 +280,27 @@ type SessionStats struct {
 	TrivialReview   int64 `db:"trivial_review" json:"trivial_needs_review"`
 }
 
-// Stats counts decisions with ts at or after sinceNS and, when iteration is
-// set, of that iteration only.
-func (s *Store) Stats(ctx context.Context, sinceNS int64, iteration *int64) (SessionStats, error) {
+// StatsFilter selects the decisions Stats counts.
+type StatsFilter struct {
+	// SinceNS keeps decisions whose ts is at or after it (0: any).
+	SinceNS int64
+	// Iteration, when set, keeps that iteration only.
+	Iteration *int64
+	// FromIteration keeps iterations at or after it (0: any): a loop's
+	// decisions, numbering going on across loops.
+	FromIteration int64
+}
+
+// Stats counts the decisions the filter keeps. Auto-approved, deep and
+// escalated split them (seed 000's session summary): escalated are those
+// of tier escalate or decided NEEDS_REVIEW (left to a human), auto-approved
+// the other auto_approve ones, deep every other (reasoned by the agent).
+func (s *Store) Stats(ctx context.Context, f StatsFilter) (SessionStats, error) {
 	var st SessionStats
 	q := `SELECT count(*) AS total,
-		coalesce(sum(d.tier = 'auto_approve'), 0) AS auto,
-		coalesce(sum(d.depth <> 'trivial'), 0) AS deep,
-		coalesce(sum(d.tier = 'escalate'), 0) AS escalated,
+		coalesce(sum(d.tier = 'auto_approve' AND d.decision <> 'NEEDS_REVIEW'), 0) AS auto,
+		coalesce(sum(d.tier NOT IN ('auto_approve', 'escalate') AND d.decision <> 'NEEDS_REVIEW'), 0) AS deep,
+		coalesce(sum(d.tier = 'escalate' OR d.decision = 'NEEDS_REVIEW'), 0) AS escalated,
 		coalesce(sum(d.depth = 'trivial'), 0) AS trivial,
 		coalesce(sum(d.decision = 'APPROVED'), 0) AS approved,
 		coalesce(sum(d.decision = 'REJECTED'), 0) AS rejected,
@@ -299,13 +311,17 @@ func (s *Store) Stats(ctx context.Context, sinceNS int64, iteration *int64) (Ses
 		coalesce(sum(d.depth = 'trivial' AND d.decision = 'NEEDS_REVIEW'), 0) AS trivial_review
 		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE 1`
 	var args []any
-	if sinceNS > 0 {
+	if f.SinceNS > 0 {
 		q += ` AND d.ts_ns >= ?`
-		args = append(args, sinceNS)
+		args = append(args, f.SinceNS)
 	}
-	if iteration != nil {
+	if f.Iteration != nil {
 		q += ` AND d.iteration = ?`
-		args = append(args, *iteration)
+		args = append(args, *f.Iteration)
+	}
+	if f.FromIteration > 0 {
+		q += ` AND d.iteration >= ?`
+		args = append(args, f.FromIteration)
 	}
 	if err := s.DB.GetContext(ctx, &st, q, args...); err != nil {
 		return st, fmt.Errorf("count session decisions: %w", err)

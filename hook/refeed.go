@@ -54,8 +54,8 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 		head = append(head, fmt.Sprintf("Budget: %d of %d tokens used (%.0f%%), counted from the session transcript.",
 			o.TokensUsed, o.BudgetTokens, 100*float64(o.TokensUsed)/float64(o.BudgetTokens)))
 	}
-	if h.Alert {
-		head = append(head, h.AlertText())
+	if warn := h.Warning(); warn != "" {
+		head = append(head, strings.Split(warn, "\n")...)
 	}
 	secs = append(secs, section{priority: 9, lines: head, keep: len(head)})
 

@@ -18,7 +18,6 @@ import (
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/report"
-	"github.com/orbit-loop/orbit/trust"
 )
 
 // Env is what a hook run depends on.
@@ -142,17 +141,16 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		}
 	}
 
-	h, err := trust.Current(ctx, ix.Store)
+	// Counters the loop kept before orbit are adopted, never zeroed; a
+	// started_at orbit cannot read gets a first sight.
+	rec, err := ceo.Reconcile(ctx, ix, st, now)
 	if err != nil {
 		return fail(err)
 	}
-	for _, kv := range []struct {
-		k string
-		v any
-	}{{"correct_decisions", h.Correct}, {"incorrect_decisions", h.Incorrect}, {"trust_level", h.Level}} {
-		if err := st.Set(kv.k, kv.v); err != nil {
-			return fail(err)
-		}
+	notes = append(notes, rec.Notes...)
+	h := rec.Trust
+	if o.StartedUnreadable && o.Started.IsZero() {
+		o.Started, _ = time.Parse(time.RFC3339, str(st, ceo.FirstSeenField))
 	}
 
 	// The iteration that just ended began at the last stop (or the start).

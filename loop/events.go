@@ -33,6 +33,9 @@ const (
 	EventStop    = "stop"
 	EventPause   = "pause"
 	EventResume  = "resume"
+	// EventAdopt records the counters a loop kept before orbit came,
+	// adopted as a baseline (the ORBIT loop; recorded once).
+	EventAdopt = db.AdoptEvent
 )
 
 // Event is one line of the loop event journal. The loop's fields (title,

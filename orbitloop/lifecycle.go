@@ -83,6 +83,11 @@ type Started struct {
 	Recovered string
 	// Event is the start recorded in the loop event journal.
 	Event loop.Event
+	// First is the loop's first iteration: 1 in a new project, else the
+	// one after the highest the journal or the state held.
+	First int64
+	// Notes say what starting adopted or warns about (see ceo.Reconcile).
+	Notes []string
 }
 
 // Start starts the ORBIT loop (see Session.Start) under the state file's
@@ -96,11 +101,14 @@ func Start(ctx context.Context, ix *journal.Index, opts StartOptions, now time.T
 	return s.Start(ctx, ix, opts, now)
 }
 
-// Start writes the loop active at iteration 1 (the run that starts the
-// loop is the first iteration), with the correct and incorrect counters
-// and the trust level of the journal (indexed first), the limits given,
-// and the completion sentinel; fields of the state file orbit does not own
-// are kept. It frees the session lock (the next Stop hook's session takes
+// Start writes the loop active at its first iteration (the run that
+// starts the loop is that iteration: 1 in a new project, else the one after
+// the highest the journal or the state held, so that numbering never
+// restarts), with the correct and incorrect counters and the trust level
+// of the journal (indexed first; counters the state held before orbit are
+// adopted, see ceo.Reconcile), the limits given (max_iterations counted
+// from the first iteration), and the completion sentinel; fields of the
+// state file orbit does not own are kept. It frees the session lock (the next Stop hook's session takes
 // it) and records a start event.
 func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOptions, now time.Time) (Started, error) {
 	var res Started
@@ -127,6 +135,15 @@ func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOption
 	if _, err := ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 		return res, err
 	}
+	fresh := st == nil
+	if !fresh {
+		// Counters the loop kept before orbit are adopted, not zeroed.
+		rec, err := ceo.Reconcile(ctx, ix, st, now)
+		if err != nil {
+			return res, err
+		}
+		res.Notes = rec.Notes
+	}
 	if res.Trust, err = trust.Current(ctx, ix.Store); err != nil {
 		return res, err
 	}
@@ -134,9 +151,24 @@ func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOption
 	if err != nil {
 		return res, err
 	}
-	h := res.Trust
-	if st, err = markStarted(st, s.path, opts, h.Correct, h.Incorrect, string(h.Level), counts.Decisions, now); err != nil {
+	// Iterations never restart: the new loop goes on from the highest
+	// iteration the journal or the state holds, so that its ids never
+	// meet an earlier loop's, no summary mixes two loops, and an earlier
+	// loop's unverified decisions stay stale for `orbit stale`.
+	last, err := ix.Store.MaxIteration(ctx)
+	if err != nil {
 		return res, err
+	}
+	res.First = max(last, o.Iteration) + 1
+	h := res.Trust
+	if st, err = markStarted(st, s.root, s.path, opts, res.First, h.Correct, h.Incorrect, string(h.Level), counts.Decisions, now); err != nil {
+		return res, err
+	}
+	if fresh {
+		// orbit meets the counters it just wrote (nothing to adopt).
+		if _, err := ceo.Reconcile(ctx, ix, st, now); err != nil {
+			return res, err
+		}
 	}
 	if err := st.Write(); err != nil {
 		return res, err
@@ -152,7 +184,11 @@ func (s *Session) Start(ctx context.Context, ix *journal.Index, opts StartOption
 	if opts.TimeLimit > 0 {
 		limit = "time limit " + opts.TimeLimit.String()
 	}
-	res.Event.Detail = fmt.Sprintf("iteration 1 of %d, %s, trust %s", opts.MaxIterations, limit, h.Level)
+	cap := "no iteration cap"
+	if opts.MaxIterations > 0 {
+		cap = fmt.Sprintf("%d iterations (to iteration %d)", opts.MaxIterations, res.First+opts.MaxIterations-1)
+	}
+	res.Event.Detail = fmt.Sprintf("iteration %d, %s, %s, trust %s", res.First, cap, limit, h.Level)
 	if err := s.record(ctx, ix, res.Event); err != nil {
 		return res, err
 	}
@@ -191,8 +227,9 @@ type Stopped struct {
 	// was saved before a fresh one was written.
 	ReadErr   error
 	Recovered string
-	// Notes are what went wrong after the loop stopped without undoing
-	// the stop (a session lock that could not be freed).
+	// Notes are what the stop adopted or warns about (ceo.Reconcile), and
+	// what went wrong after the loop stopped without undoing the stop (a
+	// session lock that could not be freed).
 	Notes []string
 	// Progress is what the progress file now shows, the session summary
 	// at its end.
@@ -260,18 +297,11 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 	if _, err := ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 		return res, err
 	}
-	h, err := trust.Current(ctx, ix.Store)
+	rec, err := ceo.Reconcile(ctx, ix, st, now)
 	if err != nil {
 		return res, err
 	}
-	for _, kv := range []struct {
-		k string
-		v any
-	}{{"correct_decisions", h.Correct}, {"incorrect_decisions", h.Incorrect}, {"trust_level", h.Level}} {
-		if err := st.Set(kv.k, kv.v); err != nil {
-			return res, err
-		}
-	}
+	res.Notes = append(res.Notes, rec.Notes...)
 	if err := markStopped(st, opts.Reason, now); err != nil {
 		return res, err
 	}

@@ -11,13 +11,19 @@ import (
 )
 
 // markStarted writes an active loop into st (a new State when st is nil): the
-// seed's fields in the seed's order, iteration 1 (this run is the first),
-// the counters and trust level given, orbit's limits, and how many
-// decisions the journal held (so the first Stop knows whether the iteration
-// recorded any). Fields already in st that orbit does not own are kept.
-func markStarted(st *loop.State, path string, opts StartOptions, correct, incorrect int, level string, decisions int64, now time.Time) (*loop.State, error) {
+// seed's fields in the seed's order, the iteration first (this run is the
+// loop's first iteration, also kept as first_iteration), the counters and
+// trust level given, orbit's limits (max_iterations counted from first, as
+// the seed compares iteration with it), and how many decisions the journal
+// held (so the first Stop knows whether the iteration recorded any). Fields
+// already in st that orbit does not own are kept.
+func markStarted(st *loop.State, root, path string, opts StartOptions, first int64, correct, incorrect int, level string, decisions int64, now time.Time) (*loop.State, error) {
 	if st == nil {
-		st = &loop.State{Path: path}
+		st = &loop.State{Root: root, Path: path}
+	}
+	maxIterations := int64(0)
+	if opts.MaxIterations > 0 {
+		maxIterations = first + opts.MaxIterations - 1
 	}
 	sentinel := opts.Sentinel
 	if sentinel == "" {
@@ -32,8 +38,8 @@ func markStarted(st *loop.State, path string, opts StartOptions, correct, incorr
 		v any
 	}{
 		{"active", true},
-		{"iteration", 1},
-		{"max_iterations", opts.MaxIterations},
+		{"iteration", first},
+		{"max_iterations", maxIterations},
 		{"time_limit_minutes", int64(opts.TimeLimit / time.Minute)},
 		{"started_at", now.UTC().Format(time.RFC3339)},
 		{"trust_level", level},
@@ -45,12 +51,13 @@ func markStarted(st *loop.State, path string, opts StartOptions, correct, incorr
 		{"tokens_used", 0},
 		{"last_stop_decisions", decisions},
 		{"hook_event", event},
+		{ceo.FirstIterationField, first},
 	} {
 		if err := st.Set(kv.k, kv.v); err != nil {
 			return nil, err
 		}
 	}
-	for _, k := range []string{"stop_reason", "stopped_at", "last_stop_session", "last_stop_digest", "last_stop_at", "transcript_path", "transcript_offset", "last_message_id"} {
+	for _, k := range []string{"stop_reason", "stopped_at", ceo.FirstSeenField, "last_stop_session", "last_stop_digest", "last_stop_at", "transcript_path", "transcript_offset", "last_message_id"} {
 		st.Delete(k)
 	}
 	return st, nil

@@ -48,14 +48,6 @@ func title1(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// pct formats a ratio as a percentage with one decimal.
-func pct(w trust.Window) string {
-	if w.N == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d/%d = %.1f%%", w.Correct, w.N, w.Accuracy*100)
-}
-
 // ProgressMarkdown writes seed 000's progress file. What the next iteration
 // must see (queue status, next depth target, retrograde results, accuracy,
 // the alert) comes first, inside the 30 lines the Stop hook re-feeds
@@ -70,13 +62,12 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 		started = "-"
 	}
 	h := p.Trust
-	all := trust.NewWindow(h.Correct, h.Incorrect)
 	fmt.Fprintf(w, "# CEO-LOOP Progress — Iteration %d of %s\n\n", p.Iteration, maxIt)
 	fmt.Fprintf(w, "**Started**: %s | **Updated**: %s\n", started, p.Now.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "**Trust level**: %s | **Accuracy**: %s | last 20: %s | last 10: %s\n", h.Level, pct(all), pct(h.Last20), pct(h.Last10))
+	fmt.Fprintf(w, "**Trust level**: %s | **Accuracy**: %s | last 20: %s | last 10: %s\n", h.Level, h.AccuracyText(), h.Last20.Text(), h.Last10.Text())
 	fmt.Fprintf(w, "**Depth escalation counter**: %d\n", p.Loop.EscalationCount)
-	if h.Alert {
-		fmt.Fprintf(w, "\n%s\n", h.AlertText())
+	if warn := h.Warning(); warn != "" {
+		fmt.Fprintf(w, "\n%s\n", warn)
 	}
 	fmt.Fprintf(w, "\n## Queue Status\n")
 	fmt.Fprintf(w, "- Remaining pending decisions: %d\n", p.Pending)
@@ -195,8 +186,8 @@ func Retro(w io.Writer, res ceo.RetroResult, dryRun bool) {
 	h := res.Trust
 	fmt.Fprintf(w, "%s: %s %s (was %s)\n", res.DecisionID, verb, res.Outcome, res.Previous)
 	fmt.Fprintln(w, h.Summary())
-	if h.Alert {
-		fmt.Fprintln(w, h.AlertText())
+	if warn := h.Warning(); warn != "" {
+		fmt.Fprintln(w, warn)
 	}
 }
 

@@ -13,12 +13,30 @@ func ci(i trust.Interval) string {
 	return fmt.Sprintf("%.1f–%.1f%%", i.Low*100, i.High*100)
 }
 
-// statText is "c/n = p% [lo–hi%]", or "n/a" for an empty set.
+// statText is "c/n = p% [lo–hi%]", or "n/a" for an empty set; a rolling
+// window that holds fewer decisions than it needs says so.
 func statText(s trust.Stat) string {
+	w := trust.Window{N: s.N, Correct: s.Correct, Incorrect: s.Incorrect, Accuracy: s.Accuracy, Need: s.Need}
 	if s.N == 0 {
-		return "n/a"
+		return w.Text()
 	}
-	return fmt.Sprintf("%d/%d = %.1f%% [%s]", s.Correct, s.N, s.Accuracy*100, ci(s.CI95))
+	t := fmt.Sprintf("%d/%d = %.1f%% [%s]", s.Correct, s.N, s.Accuracy*100, ci(s.CI95))
+	if w.Partial() {
+		t += fmt.Sprintf(" (only %d of the %d it needs)", s.N, s.Need)
+	}
+	return t
+}
+
+// accuracyText is the report's overall accuracy, and with an adopted
+// baseline what came from before orbit and what was recorded since.
+func accuracyText(r trust.Report) string {
+	t := statText(overall(r))
+	if r.Baseline.N > 0 {
+		rec := trust.NewWindow(r.Correct-r.Baseline.Correct, r.Incorrect-r.Baseline.Incorrect)
+		t += fmt.Sprintf(" — %d/%d from before orbit (adopted from %s) + %d/%d recorded since",
+			r.Baseline.Correct, r.Baseline.N, "ceo-loop-state.json", rec.Correct, rec.N)
+	}
+	return t
 }
 
 func groupTable(name string, gs []trust.Group) *Table {
@@ -71,11 +89,11 @@ func TrustText(w io.Writer, r trust.Report, terminal bool) error {
 	}
 	fmt.Fprintf(w, "%s\n", title)
 	fmt.Fprintf(w, "level: %s\n", r.Level)
-	fmt.Fprintf(w, "accuracy: %s\n", statText(overall(r)))
+	fmt.Fprintf(w, "accuracy: %s\n", accuracyText(r))
 	fmt.Fprintf(w, "last 20: %s\n", statText(r.Last20))
 	fmt.Fprintf(w, "last 10: %s\n", statText(r.Last10))
 	fmt.Fprintf(w, "decisions: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
-	if r.Alert {
+	if r.AlertText != "" {
 		fmt.Fprintf(w, "\n%s\n", r.AlertText)
 	}
 	for _, sec := range breakdowns(r, strings.ToUpper) {
@@ -112,9 +130,10 @@ func breakdowns(r trust.Report, header func(string) string) []section {
 	}
 }
 
-// overall is the report's accuracy over every scored decision, as a Stat.
+// overall is the report's accuracy over every scored decision (an adopted
+// baseline included), as a Stat.
 func overall(r trust.Report) trust.Stat {
-	return trust.Stat{N: r.WithOutcome, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}
+	return trust.Stat{N: r.Correct + r.Incorrect, Correct: r.Correct, Incorrect: r.Incorrect, Accuracy: r.Accuracy, CI95: r.CI95}
 }
 
 // TrustMarkdown writes the trust report as markdown, for a pull request or
@@ -126,13 +145,13 @@ func TrustMarkdown(w io.Writer, r trust.Report) error {
 	}
 	fmt.Fprintf(w, "## %s\n\n", title)
 	fmt.Fprintf(w, "- **Level**: %s\n", r.Level)
-	fmt.Fprintf(w, "- **Accuracy**: %s\n", statText(overall(r)))
+	fmt.Fprintf(w, "- **Accuracy**: %s\n", accuracyText(r))
 	fmt.Fprintf(w, "- **Last 20**: %s\n", statText(r.Last20))
 	fmt.Fprintf(w, "- **Last 10**: %s\n", statText(r.Last10))
 	fmt.Fprintf(w, "- **Decisions**: %d, %d with an outcome\n", r.Decisions, r.WithOutcome)
 	fmt.Fprintf(w, "- **Trend**: %s\n", trend(r.Iterations))
-	if r.Alert {
-		fmt.Fprintf(w, "\n> %s\n", r.AlertText)
+	if r.AlertText != "" {
+		fmt.Fprintf(w, "\n> %s\n", strings.ReplaceAll(r.AlertText, "\n", "\n> "))
 	}
 	for _, sec := range breakdowns(r, strings.ToLower) {
 		if len(sec.t.Rows) == 0 {

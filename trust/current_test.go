@@ -155,10 +155,10 @@ func (r *reference) headline() (correct, incorrect int, last20, last10 [2]int, l
 	switch {
 	case len(scored) < 20:
 		level = trust.Standard
-	case last20[0]*10 > 9*n20: // > 90%
-		level = trust.Elevated
-	case last20[0]*10 < 8*n20: // < 80%
+	case last20[0]*10 < 8*n20: // last 20 < 80%
 		level = trust.Demoted
+	case correct*10 > 9*(correct+incorrect): // overall > 90%
+		level = trust.Elevated
 	default:
 		level = trust.Standard
 	}

@@ -111,11 +111,16 @@ func loadAggregates(ctx context.Context, store *db.Store, iterations int) (Aggre
 	if err := q.SelectContext(ctx, &a.Buckets, `SELECT bucket, n, correct, conf_u, conf2_u2, conf_correct_u FROM trust_calibration WHERE n > 0`); err != nil {
 		return a, fmt.Errorf("trust: %w", err)
 	}
-	latest, err := store.LatestScored(ctx, 20)
+	latest, err := store.LatestScored(ctx, Last20Size)
 	if err != nil {
 		return a, err
 	}
 	a.LatestNewestFirst = latest
+	bc, bi, err := store.Baseline(ctx)
+	if err != nil {
+		return a, err
+	}
+	a.Baseline = NewWindow(bc, bi)
 	return a, nil
 }
 

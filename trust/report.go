@@ -31,12 +31,14 @@ func Wilson(correct, n int) Interval {
 }
 
 // Stat is accuracy over a set of scored decisions, with its interval.
+// Need, for a rolling window, is how many decisions it is meant to hold.
 type Stat struct {
 	N         int      `json:"n"`
 	Correct   int      `json:"correct"`
 	Incorrect int      `json:"incorrect"`
 	Accuracy  float64  `json:"accuracy"`
 	CI95      Interval `json:"ci95"`
+	Need      int      `json:"need,omitempty"`
 }
 
 // UnknownFields: with nothing scored, the accuracy is unknown.
@@ -164,19 +166,25 @@ func Calibrate(buckets []Bucket, nbins int) Calibration {
 
 // Report is everything `orbit trust` shows.
 type Report struct {
-	// Decisions is how many decisions the report covers; WithOutcome how
-	// many of them are scored.
-	Decisions   int      `json:"decisions"`
-	WithOutcome int      `json:"with_outcome"`
-	Correct     int      `json:"correct"`
-	Incorrect   int      `json:"incorrect"`
-	Accuracy    float64  `json:"accuracy"`
-	CI95        Interval `json:"ci95"`
-	Last20      Stat     `json:"last20"`
-	Last10      Stat     `json:"last10"`
-	Level       Level    `json:"level"`
-	Alert       bool     `json:"alert"`
-	AlertText   string   `json:"alert_text,omitempty"`
+	// Decisions is how many decisions of the journal the report covers;
+	// WithOutcome how many of them are scored.
+	Decisions   int `json:"decisions"`
+	WithOutcome int `json:"with_outcome"`
+	// Correct, Incorrect, Accuracy and CI95 are the loop's overall
+	// figures: the Baseline adopted from before orbit (unfiltered reports
+	// only; zero when none) plus the outcomes recorded since.
+	Correct   int      `json:"correct"`
+	Incorrect int      `json:"incorrect"`
+	Accuracy  float64  `json:"accuracy"`
+	CI95      Interval `json:"ci95"`
+	Baseline  Stat     `json:"baseline"`
+	// Last20 and Last10 are the rolling windows of recorded outcomes; Need
+	// says how many each is meant to hold.
+	Last20    Stat   `json:"last20"`
+	Last10    Stat   `json:"last10"`
+	Level     Level  `json:"level"`
+	Alert     bool   `json:"alert"`
+	AlertText string `json:"alert_text,omitempty"`
 
 	ByCategory  []Group         `json:"by_category"`
 	ByTier      []Group         `json:"by_tier"`
@@ -190,7 +198,7 @@ type Report struct {
 }
 
 // UnknownFields: with nothing scored, the accuracy is unknown.
-func (r Report) UnknownFields() []string { return unknownIf(r.WithOutcome == 0, "accuracy") }
+func (r Report) UnknownFields() []string { return unknownIf(r.Correct+r.Incorrect == 0, "accuracy") }
 
 // Cell is the count of scored decisions sharing category, tier, depth and
 // requestor.
@@ -213,6 +221,9 @@ type Aggregates struct {
 	// LatestNewestFirst are the current outcomes (true: CORRECT) of the
 	// latest scored decisions, at least 20 of them when there are.
 	LatestNewestFirst []bool
+	// Baseline is the counters adopted from before orbit (zero when none,
+	// and for a filtered report: they cannot be filtered).
+	Baseline Window
 }
 
 // IterationCount is the scored decisions of one iteration.
@@ -254,15 +265,17 @@ func Build(a Aggregates, nbins, maxIterations int) Report {
 		}
 		add("requestor", requestor, ci, ii)
 	}
-	all := NewStat(r.Correct, r.Incorrect)
-	r.WithOutcome, r.Accuracy, r.CI95 = all.N, all.Accuracy, all.CI95
-	h := headline(r.Correct, r.Incorrect, a.LatestNewestFirst)
+	r.WithOutcome = r.Correct + r.Incorrect
+	h := headline(r.Correct, r.Incorrect, a.Baseline, a.LatestNewestFirst)
+	all := NewStat(h.Correct, h.Incorrect)
+	r.Correct, r.Incorrect, r.Accuracy, r.CI95 = h.Correct, h.Incorrect, all.Accuracy, all.CI95
+	r.Baseline = NewStat(a.Baseline.Correct, a.Baseline.Incorrect)
 	r.Last20 = NewStat(h.Last20.Correct, h.Last20.Incorrect)
+	r.Last20.Need = h.Last20.Need
 	r.Last10 = NewStat(h.Last10.Correct, h.Last10.Incorrect)
+	r.Last10.Need = h.Last10.Need
 	r.Level, r.Alert = h.Level, h.Alert
-	if r.Alert {
-		r.AlertText = h.AlertText()
-	}
+	r.AlertText = h.Warning()
 	groups := func(dim string) []Group {
 		out := []Group{}
 		for v, s := range by[dim] {

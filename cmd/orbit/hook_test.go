@@ -18,6 +18,7 @@ import (
 	"github.com/orbit-loop/orbit/hook"
 	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/internal/tooltest"
+	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
 )
 
@@ -376,7 +377,8 @@ func TestHookStopGuards(t *testing.T) {
 			}
 			// Nothing else is written: the hook log aside, the empty file
 			// the state's flock is taken on, and, once the loop is known
-			// to be active, the index and the loop's lock.
+			// to be active, the index, the loop's lock, and the loop event
+			// journal (orbit meeting the loop's counters, once).
 			after := slices.DeleteFunc(dirListing(t, p.root), func(s string) bool {
 				if s == stateRel+".lock" {
 					if fi, err := os.Stat(p.path(s)); err != nil || fi.Size() != 0 {
@@ -384,7 +386,7 @@ func TestHookStopGuards(t *testing.T) {
 					}
 					return true
 				}
-				return s == hookLogRel || (!tt.noIndex && (strings.HasPrefix(s, ".claude/orbit.db") || strings.HasPrefix(s, lockRel)))
+				return s == hookLogRel || (!tt.noIndex && (strings.HasPrefix(s, ".claude/orbit.db") || strings.HasPrefix(s, lockRel) || s == loop.EventsFile))
 			})
 			if !slices.Equal(after, before) {
 				t.Errorf("files after the hook: %q; want %q", after, before)
@@ -487,7 +489,7 @@ func TestHookStopAlert(t *testing.T) {
 	want := "ORBIT loop — iteration 6 of 20. Run the next CEO-LOOP iteration: OBSERVE → REASON → BUILD → INSPECT → TURN.\n" +
 		"Time: 10 of 30 minutes used.\n" +
 		"⚠️ TRUST CALIBRATION ALERT: Decision accuracy at 30% (last 10 decisions).\n" +
-		"Elevated caution mode active. Escalating medium-tier decisions to human review.\n\n"
+		"Elevated caution mode active. Escalating medium-tier decisions to human review. Surface this to the human now.\n\n"
 	if !strings.HasPrefix(out.Reason, want) {
 		t.Errorf("reason starts\n%s\nwant\n%s", out.Reason[:min(len(out.Reason), len(want)+40)], want)
 	}

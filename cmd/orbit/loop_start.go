@@ -26,14 +26,19 @@ func newCmdLoopStart(f *Factory, runF func(*loopStartOptions) error) *cobra.Comm
 	opts := &loopStartOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "start",
-		Short: "Start the ORBIT loop: an active state file at iteration 1",
-		Long: `Write .claude/ceo-loop-state.json active at iteration 1 (the run that starts
-the loop is the first iteration), with the correct and incorrect counters and
-the trust level computed from the journal, the limits given, and the
-completion sentinel the agent writes to end the loop. Fields of an existing
-state file that orbit does not own are kept. The loop's session lock is
-freed (the next Stop hook's session takes it), and the start is recorded in
-orbit's loop event journal.`,
+		Short: "Start the ORBIT loop: an active state file at its first iteration",
+		Long: `Write .claude/ceo-loop-state.json active at the loop's first iteration (the
+run that starts the loop is that iteration): 1 in a new project, else the one
+after the highest iteration the journal or the state holds, because iteration
+numbers never restart (an earlier loop's decisions keep their iterations, so
+stale decisions stay stale and no summary mixes two loops). --max-iterations
+counts from there. The correct and incorrect counters and the trust level
+come from the journal; counters an existing state held before orbit came are
+adopted as a baseline, never zeroed. The limits given and the completion
+sentinel the agent writes to end the loop are written too; fields of an
+existing state file that orbit does not own are kept. The loop's session
+lock is freed (the next Stop hook's session takes it), and the start is
+recorded in orbit's loop event journal.`,
 		Example: `  orbit loop start
   orbit loop start --max-iterations 40 --time-limit 2h --budget 2000000
   orbit loop start --sentinel "<promise>QUEUE DONE</promise>" --force
@@ -85,9 +90,15 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	if opts.TimeLimit > 0 {
 		limit = "time limit " + opts.TimeLimit.String()
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", n)
+	}
 	h := res.Trust
-	fmt.Fprintf(f.IO.Out, "ORBIT loop started: iteration 1 of %d, %s, trust %s (%d/%d correct)\n",
-		opts.MaxIterations, limit, h.Level, h.Correct, h.Scored())
+	fmt.Fprintf(f.IO.Out, "ORBIT loop started: iteration %d of %d, %s, trust %s (accuracy %s)\n",
+		res.First, res.First+opts.MaxIterations-1, limit, h.Level, h.AccuracyText())
+	if res.First > 1 {
+		fmt.Fprintf(f.IO.Out, "Iterations go on from the journal's: this loop runs iterations %d to %d.\n", res.First, res.First+opts.MaxIterations-1)
+	}
 	fmt.Fprintf(f.IO.Out, "The Stop hook re-feeds each iteration; end the loop by writing %s in the last message, or with `orbit loop stop`.\n", opts.Sentinel)
 	return nil
 }

@@ -35,19 +35,21 @@ func TestLoopStart(t *testing.T) {
 	t.Parallel()
 	p := projectWith(t, "journal.jsonl")
 	res := p.mustRun("loop", "start")
-	want := "ORBIT loop started: iteration 1 of 20, time limit 30m0s, trust standard (2/3 correct)\n" +
+	// The journal's decisions go up to iteration 3: numbering goes on.
+	want := "ORBIT loop started: iteration 4 of 23, time limit 30m0s, trust standard (accuracy 2/3 = 66.7%)\n" +
+		"Iterations go on from the journal's: this loop runs iterations 4 to 23.\n" +
 		"The Stop hook re-feeds each iteration; end the loop by writing <promise>ORBIT COMPLETE</promise> in the last message, or with `orbit loop stop`.\n"
 	if res.stdout != want {
 		t.Errorf("stdout = %q; want %q", res.stdout, want)
 	}
 	keys := objectKeys(t, []byte(p.read(stateRel)))
-	wantKeys := append(seedStateKeys(t), "completion_sentinel", "budget_tokens", "tokens_used", "last_stop_decisions", "hook_event")
+	wantKeys := append(seedStateKeys(t), "completion_sentinel", "budget_tokens", "tokens_used", "last_stop_decisions", "hook_event", "first_iteration")
 	if !slices.Equal(keys, wantKeys) {
 		t.Errorf("state keys = %q; want the seed's in its order, then orbit's: %q", keys, wantKeys)
 	}
 	m := p.stateValues()
 	wantValues := map[string]string{
-		"active": "true", "iteration": "1", "max_iterations": "20", "time_limit_minutes": "30",
+		"active": "true", "iteration": "4", "max_iterations": "23", "first_iteration": "4", "time_limit_minutes": "30",
 		"started_at": `"2026-03-09T12:00:00Z"`, "trust_level": `"standard"`, "depth_escalation_counter": "0",
 		"correct_decisions": "2", "incorrect_decisions": "1", "budget_tokens": "0", "tokens_used": "0", "last_stop_decisions": "6",
 	}
@@ -60,7 +62,7 @@ func TestLoopStart(t *testing.T) {
 	if err := json.Unmarshal(m["completion_sentinel"], &sentinel); err != nil || sentinel != "<promise>ORBIT COMPLETE</promise>" {
 		t.Errorf("state completion_sentinel = %s; want <promise>ORBIT COMPLETE</promise>", m["completion_sentinel"])
 	}
-	if !strings.HasPrefix(p.read(stateRel), "{\n  \"active\": true,\n  \"iteration\": 1,\n") {
+	if !strings.HasPrefix(p.read(stateRel), "{\n  \"active\": true,\n  \"iteration\": 4,\n") {
 		t.Errorf("state file is not written as the seed writes it (two-space indent):\n%s", p.read(stateRel))
 	}
 }
@@ -69,12 +71,12 @@ func TestLoopStartFlags(t *testing.T) {
 	t.Parallel()
 	p := projectWith(t, "journal.jsonl")
 	res := p.mustRun("loop", "start", "--max-iterations", "40", "--time-limit", "2h", "--budget", "2000000", "--sentinel", "QUEUE DONE")
-	if !strings.HasPrefix(res.stdout, "ORBIT loop started: iteration 1 of 40, time limit 2h0m0s, trust standard (2/3 correct)\n") {
+	if !strings.HasPrefix(res.stdout, "ORBIT loop started: iteration 4 of 43, time limit 2h0m0s, trust standard (accuracy 2/3 = 66.7%)\n") {
 		t.Errorf("stdout = %q", res.stdout)
 	}
 	o := p.orbitState()
-	if o.MaxIterations != 40 || o.TimeLimitMinutes != 120 || o.BudgetTokens != 2000000 || o.Sentinel != "QUEUE DONE" || o.HookEvent != "Stop" {
-		t.Errorf("state = %+v; want 40 iterations, 120 minutes, 2000000 tokens, sentinel QUEUE DONE, hook event Stop", o)
+	if o.MaxIterations != 43 || o.TimeLimitMinutes != 120 || o.BudgetTokens != 2000000 || o.Sentinel != "QUEUE DONE" || o.HookEvent != "Stop" {
+		t.Errorf("state = %+v; want 40 iterations (to 43), 120 minutes, 2000000 tokens, sentinel QUEUE DONE, hook event Stop", o)
 	}
 	p.mustRun("loop", "start", "--force", "--hook-event", "SubagentStop")
 	if o := p.orbitState(); o.HookEvent != "SubagentStop" {
@@ -117,8 +119,9 @@ func TestLoopStartRefusesActiveLoop(t *testing.T) {
 		t.Errorf("refused start changed the state or the lock")
 	}
 	p.mustRun("loop", "start", "--force")
-	if o := p.orbitState(); o.Iteration != 1 || !o.Active || o.StartedAt != "2026-03-09T12:00:00Z" {
-		t.Errorf("after --force: %+v; want a fresh loop at iteration 1", o)
+	// Iterations never restart: the loop it replaces was at 5.
+	if o := p.orbitState(); o.Iteration != 6 || o.FirstIteration != 6 || !o.Active || o.StartedAt != "2026-03-09T12:00:00Z" {
+		t.Errorf("after --force: %+v; want a fresh loop at iteration 6", o)
 	}
 	if p.exists(lockRel) {
 		t.Errorf("after --force the old session's lock is still there")
@@ -151,7 +154,7 @@ func TestLoopStartKeepsUnknownFields(t *testing.T) {
 	p.mustRun("loop", "start")
 	keys := objectKeys(t, []byte(p.read(stateRel)))
 	want := []string{"active", "iteration", "forge_note", "max_iterations", "time_limit_minutes", "started_at", "trust_level",
-		"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "custom", "completion_sentinel", "budget_tokens", "tokens_used", "last_stop_decisions", "hook_event"}
+		"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "custom", "completion_sentinel", "budget_tokens", "tokens_used", "last_stop_decisions", "hook_event", "first_iteration"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("state keys = %q; want %q", keys, want)
 	}
@@ -279,8 +282,10 @@ func TestLoopStopMalformedState(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("orbit loop start --force on a malformed state (as doctor advises): exit %d, stderr %q; want a fresh state", res.code, res.stderr)
 	}
-	if o := p.orbitState(); !o.Active || o.Iteration != 1 {
-		t.Errorf("state after loop start --force: active %t, iteration %d; want true, 1", o.Active, o.Iteration)
+	// The broken state's iteration cannot be read; the journal's highest
+	// is 3.
+	if o := p.orbitState(); !o.Active || o.Iteration != 4 {
+		t.Errorf("state after loop start --force: active %t, iteration %d; want true, 4", o.Active, o.Iteration)
 	}
 }
 
@@ -358,8 +363,8 @@ func TestLoopStatus(t *testing.T) {
 			t.Errorf("--json = %+v", got)
 		}
 		keys := objectKeys(t, []byte(res.stdout))
-		want := []string{"has_state", "active", "iteration", "max_iterations", "time_limit_minutes", "started_at", "trust_level",
-			"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "completion_sentinel", "budget_tokens", "tokens_used", "stop_reason", "stopped_at", "hook_event", "lock"}
+		want := []string{"has_state", "active", "iteration", "max_iterations", "time_limit_minutes", "started_at", "started_at_unreadable", "first_seen_at", "trust_level",
+			"depth_escalation_counter", "correct_decisions", "incorrect_decisions", "completion_sentinel", "budget_tokens", "tokens_used", "first_iteration", "stop_reason", "stopped_at", "hook_event", "lock"}
 		if !slices.Equal(keys, want) {
 			t.Errorf("--json keys = %q; want %q", keys, want)
 		}
