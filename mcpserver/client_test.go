@@ -237,7 +237,7 @@ func TestToolErrors(t *testing.T) {
 	}
 }
 
-var trustFields = []string{"decisions", "with_outcome", "correct", "incorrect", "accuracy", "ci95", "last20", "last10", "level",
+var trustFields = []string{"decisions", "with_outcome", "correct", "incorrect", "accuracy", "ci95", "baseline", "last20", "last10", "level",
 	"alert", "alert_text", "by_category", "by_tier", "by_depth", "by_requestor", "iterations", "calibration", "filter"}
 
 // TestParallelClients: 8 MCP clients, each its own orbit mcp process,
