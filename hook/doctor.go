@@ -118,7 +118,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 	if q, err := queue.Read(p.Root, project.PendingFile); err != nil {
 		add(Problem, project.PendingFile, err.Error(), "fix the item named; `orbit decide --queue` refuses a malformed queue and leaves it untouched")
 	} else if q.Exists {
-		add(OK, project.PendingFile, fmt.Sprintf("%d pending requests", len(q.Requests)), "")
+		add(OK, project.PendingFile, fmt.Sprintf("%d pending %s", len(q.Requests), journal.Plural(len(q.Requests), "request", "requests")), "")
 	}
 
 	// The hooks.

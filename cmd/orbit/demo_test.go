@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,19 @@ func TestDemo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDemoWording reads the demo's whole output for the slips a reader
+// trips on: a noun that does not agree with 1, a negative zero.
+func TestDemoWording(t *testing.T) {
+	res := orbit(t, env{}, "demo")
+	if res.code != exitOK {
+		t.Fatalf("demo: exit %d\n%s", res.code, res.stderr)
+	}
+	out := res.stdout + res.stderr
+	slip := regexp.MustCompile(`(^|[^0-9.,])[+]?1 (decisions|records|conflicts|warnings|problems|tracks|requests|minutes|lines|events|rejected lines|outcome events|new rejected lines|pending requests|entries|iterations)\b|-0\.0+\b`)
+	for _, m := range slip.FindAllString(out, -1) {
+		t.Errorf("demo output says %q", strings.TrimSpace(m))
 	}
 }

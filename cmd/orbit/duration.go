@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // durationPart is one number and unit of a duration: Go's units, and d
@@ -52,4 +54,9 @@ func (f durationFlag) Set(s string) error {
 	}
 	*f.d = d
 	return nil
+}
+
+// count is "1 decision", "2 decisions": a number with its noun agreeing.
+func count[N int | int64](n N, one, many string) string {
+	return fmt.Sprintf("%d %s", n, journal.Plural(int(n), one, many))
 }

@@ -100,8 +100,8 @@ func importRun(ctx context.Context, opts *importOptions) error {
 		verb = "would append"
 	}
 	for _, fr := range rep.Files {
-		fmt.Fprintf(f.IO.Out, "%s: %d records: %d %s, %d already present, %d conflicts, %d rejected lines\n",
-			fr.Path, fr.Records, fr.Appended, verb, fr.Skipped, fr.Conflicts, fr.Rejected)
+		fmt.Fprintf(f.IO.Out, "%s: %s: %d %s, %d already present, %s, %s\n", fr.Path, count(fr.Records, "record", "records"),
+			fr.Appended, verb, fr.Skipped, count(fr.Conflicts, "conflict", "conflicts"), count(fr.Rejected, "rejected line", "rejected lines"))
 	}
 	return fail
 }

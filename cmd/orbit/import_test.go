@@ -97,7 +97,7 @@ func TestImportConflict(t *testing.T) {
 	if res.stderr != wantErr {
 		t.Errorf("stderr = %q; want %q", res.stderr, wantErr)
 	}
-	if want := other + ": 6 records: 0 appended, 5 already present, 1 conflicts, 0 rejected lines\n"; res.stdout != want {
+	if want := other + ": 6 records: 0 appended, 5 already present, 1 conflict, 0 rejected lines\n"; res.stdout != want {
 		t.Errorf("stdout = %q; want %q", res.stdout, want)
 	}
 }
@@ -201,7 +201,7 @@ func TestImportMultiLineRecord(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("import: exit %d; stderr %q", res.code, res.stderr)
 	}
-	if want := src + ": 1 records: 1 appended, 0 already present, 0 conflicts, 0 rejected lines\n"; res.stdout != want {
+	if want := src + ": 1 record: 1 appended, 0 already present, 0 conflicts, 0 rejected lines\n"; res.stdout != want {
 		t.Errorf("import stdout = %q; want %q", res.stdout, want)
 	}
 	want := `{"id":"p-1","iteration":1,"ts":"2026-03-09T09:00:00Z","tier":"auto_approve","depth":"trivial","category":"quality","input":"Pretty printed","decision":"APPROVED"}` + "\n"

@@ -184,8 +184,8 @@ func knowledgeImportRun(ctx context.Context, opts *knowledgeImportOptions) error
 			verb = "would append"
 		}
 		t := drep.Totals()
-		fmt.Fprintf(f.IO.Out, "%s: %d tracks, %d autonomous decisions: %d %s, %d already present, %d conflicts, %d rejected\n",
-			tracks, len(drep.Tracks), t.Decisions, t.Appended, verb, t.Skipped, t.Conflicts, t.Rejected)
+		fmt.Fprintf(f.IO.Out, "%s: %s, %s: %d %s, %d already present, %s, %d rejected\n", tracks, count(len(drep.Tracks), "track", "tracks"),
+			count(t.Decisions, "autonomous decision", "autonomous decisions"), t.Appended, verb, t.Skipped, count(t.Conflicts, "conflict", "conflicts"), t.Rejected)
 	}
 	return fail
 }

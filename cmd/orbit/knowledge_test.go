@@ -242,7 +242,7 @@ func TestKnowledgeImportClean(t *testing.T) {
 	res := p.mustRun("knowledge", "import")
 	want := "conductor/knowledge/errors.json: free-form, 3 entries: 0 with a regex, 3 full-text only (no pattern), 0 unusable regexes\n" +
 		"conductor/knowledge/patterns.md: bullets, 12 entries\n" +
-		"conductor/tracks: 1 tracks, 0 autonomous decisions: 0 appended, 0 already present, 0 conflicts, 0 rejected\n"
+		"conductor/tracks: 1 track, 0 autonomous decisions: 0 appended, 0 already present, 0 conflicts, 0 rejected\n"
 	if res.stdout != want {
 		t.Errorf("import stdout:\n%s\nwant:\n%s", res.stdout, want)
 	}

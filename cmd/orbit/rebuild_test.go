@@ -55,7 +55,7 @@ func TestRebuild(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("rebuild: exit %d; stderr %q", res.code, res.stderr)
 	}
-	want := "rebuilt: +6 decisions, +4 outcome events, 1 new rejected lines\nindex: 6 decisions, 4 outcome events, 1 rejected lines, 0 warnings\n"
+	want := "rebuilt: +6 decisions, +4 outcome events, 1 new rejected line\nindex: 6 decisions, 4 outcome events, 1 rejected line, 0 warnings\n"
 	if res.stdout != want {
 		t.Errorf("rebuild stdout = %q; want %q", res.stdout, want)
 	}

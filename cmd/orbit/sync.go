@@ -100,8 +100,10 @@ func printSyncResult(ctx context.Context, f *Factory, ix *journal.Index, rep jou
 			others += fmt.Sprintf(", +%d %s records", rep.Added[k], k)
 		}
 	}
-	fmt.Fprintf(f.IO.Out, "%s: +%d decisions, +%d outcome events%s, %d new rejected lines\n", verb, rep.Decisions, rep.Events, others, rep.Errors())
-	fmt.Fprintf(f.IO.Out, "index: %d decisions, %d outcome events, %d rejected lines, %d warnings\n",
-		counts.Decisions, counts.Events, counts.Rejected, counts.Warnings)
+	fmt.Fprintf(f.IO.Out, "%s: +%s, +%s%s, %s\n", verb, count(rep.Decisions, "decision", "decisions"),
+		count(rep.Events, "outcome event", "outcome events"), others, count(rep.Errors(), "new rejected line", "new rejected lines"))
+	fmt.Fprintf(f.IO.Out, "index: %s, %s, %s, %s\n", count(counts.Decisions, "decision", "decisions"),
+		count(counts.Events, "outcome event", "outcome events"), count(counts.Rejected, "rejected line", "rejected lines"),
+		count(counts.Warnings, "warning", "warnings"))
 	return nil
 }

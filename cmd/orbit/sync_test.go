@@ -31,7 +31,7 @@ func TestSyncAppendedLine(t *testing.T) {
 
 	p.appendRaw(journalRel, decisionLine("iter-4-1", 4)+"\n")
 	res = p.mustRun("sync")
-	want = "synced: +1 decisions, +0 outcome events, 0 new rejected lines\nindex: 7 decisions, 3 outcome events, 0 rejected lines, 0 warnings\n"
+	want = "synced: +1 decision, +0 outcome events, 0 new rejected lines\nindex: 7 decisions, 3 outcome events, 0 rejected lines, 0 warnings\n"
 	if res.stdout != want || res.stderr != "" {
 		t.Errorf("sync after an append = %q, stderr %q; want %q, \"\"", res.stdout, res.stderr, want)
 	}
@@ -54,7 +54,7 @@ func TestSyncBadAppendedLine(t *testing.T) {
 	if res.stderr != wantErr {
 		t.Errorf("sync stderr = %q; want %q", res.stderr, wantErr)
 	}
-	want := "synced: +0 decisions, +0 outcome events, 1 new rejected lines\nindex: 6 decisions, 3 outcome events, 1 rejected lines, 0 warnings\n"
+	want := "synced: +0 decisions, +0 outcome events, 1 new rejected line\nindex: 6 decisions, 3 outcome events, 1 rejected line, 0 warnings\n"
 	if res.stdout != want {
 		t.Errorf("sync stdout = %q; want %q", res.stdout, want)
 	}
@@ -113,7 +113,7 @@ func TestSyncTornLine(t *testing.T) {
 
 	p.appendRaw(journalRel, line[40:]+"\n")
 	res = p.mustRun("sync")
-	want := "synced: +1 decisions, +0 outcome events, 0 new rejected lines\nindex: 7 decisions, 3 outcome events, 0 rejected lines, 0 warnings\n"
+	want := "synced: +1 decision, +0 outcome events, 0 new rejected lines\nindex: 7 decisions, 3 outcome events, 0 rejected lines, 0 warnings\n"
 	if res.stdout != want || res.stderr != "" {
 		t.Errorf("sync after the line was finished = %q, stderr %q; want %q, \"\"", res.stdout, res.stderr, want)
 	}
