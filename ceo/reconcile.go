@@ -32,6 +32,8 @@ type Reconciled struct {
 	// adoption, a counter moved by hand that orbit could not explain and
 	// replaced, a started_at orbit cannot read.
 	Notes []string
+	// Fields are the fields of the state it set, in order.
+	Fields []string
 }
 
 // Reconcile brings the fields of the ORBIT loop's state st that orbit keeps
@@ -101,11 +103,15 @@ func Reconcile(ctx context.Context, ix *journal.Index, st *loop.State, now time.
 		if err := st.Set(kv.k, kv.v); err != nil {
 			return res, err
 		}
+		res.Fields = append(res.Fields, kv.k)
 	}
-	if note, err := markFirstSeen(st, now); err != nil {
+	if note, set, err := markFirstSeen(st, now); err != nil {
 		return res, err
 	} else if note != "" {
 		res.Notes = append(res.Notes, note)
+		if set {
+			res.Fields = append(res.Fields, FirstSeenField)
+		}
 	}
 	return res, nil
 }
@@ -164,25 +170,26 @@ func recordBaseline(ctx context.Context, ix *journal.Index, correct, incorrect, 
 // markFirstSeen records in st when orbit first saw a loop whose started_at
 // it cannot read, and returns the warning to give ("" when started_at is a
 // time, or absent).
-func markFirstSeen(st *loop.State, now time.Time) (string, error) {
+func markFirstSeen(st *loop.State, now time.Time) (note string, set bool, err error) {
 	started, ok, err := st.String("started_at")
 	if err != nil || !ok || started == "" {
-		return "", err
+		return "", false, err
 	}
 	if _, err := time.Parse(time.RFC3339Nano, started); err == nil {
-		return "", nil
+		return "", false, nil
 	}
 	seen, _, err := st.String(FirstSeenField)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if _, err := time.Parse(time.RFC3339Nano, seen); err != nil {
 		seen = now.UTC().Format(time.RFC3339)
 		if err := st.Set(FirstSeenField, seen); err != nil {
-			return "", err
+			return "", false, err
 		}
+		set = true
 	}
-	return StartedAtWarning(started, seen), nil
+	return StartedAtWarning(started, seen), set, nil
 }
 
 // StartedAtWarning says that started_at is not a time and where the time

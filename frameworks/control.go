@@ -62,7 +62,7 @@ func (c *Control) root() string { return c.Index.Project.Root }
 //     (seed 004's completeWithWarnings), plus stop_reason and stopped_at.
 //   - ORBIT: orbitloop.Stop: active false, stop_reason, stopped_at and the
 //     trust counters, the session lock freed, the progress file's session
-//     summary written.
+//     summary written (the event says so in Wrote).
 func (c *Control) Stop(ctx context.Context, v loop.View, status, reason string) (loop.Event, error) {
 	if !loop.IsStopReason(status) {
 		return loop.Event{}, fmt.Errorf("stop status %q is not in the shared stop vocabulary (allowed: %s)", status, strings.Join(loop.StopReasons(), ", "))

@@ -302,9 +302,12 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 		return res, err
 	}
 	res.Notes = append(res.Notes, rec.Notes...)
-	if err := markStopped(st, opts.Reason, now); err != nil {
+	fields := rec.Fields
+	stopped, err := markStopped(st, opts.Reason, now)
+	if err != nil {
 		return res, err
 	}
+	fields = append(fields, stopped...)
 	if err := st.Write(); err != nil {
 		return res, err
 	}
@@ -315,6 +318,14 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 	e := loop.EventFor(res.Before, loop.EventStop, now)
 	e.Status, e.From, e.NativeStatus = opts.Reason, res.Before.Status, "inactive ("+opts.Reason+")"
 	e.Detail = cmp.Or(opts.Detail, opts.Reason)
+	// What the stop writes, as every framework's control says it: the
+	// event is recorded before the progress file is written because the
+	// progress shows the latest events, this one among them.
+	if res.Recovered != "" {
+		e.Wrote = append(e.Wrote, "saved the state file that was not JSON as "+loop.Rel(s.root, res.Recovered))
+	}
+	e.Wrote = append(e.Wrote, loop.Rel(s.root, s.path)+": "+strings.Join(fields, ", "),
+		project.ProgressFile+": session summary")
 	if err := s.record(ctx, ix, e); err != nil {
 		return res, err
 	}

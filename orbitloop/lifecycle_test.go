@@ -65,6 +65,16 @@ func TestStartThenStop(t *testing.T) {
 	if got := strings.Join(kinds(t, ix), " "); got != "adopt: start:running stop:blocked" {
 		t.Errorf("history %q; want adopt: start:running stop:blocked", got)
 	}
+	// The stop says what it wrote, as every framework's control does, and
+	// the journal keeps it with the event.
+	wrote := []string{".claude/ceo-loop-state.json: correct_decisions, incorrect_decisions, trust_level, active, stop_reason, stopped_at",
+		".claude/ceo-loop-progress.md: session summary"}
+	if strings.Join(res.Event.Wrote, "; ") != strings.Join(wrote, "; ") {
+		t.Errorf("Stop wrote %q; want %q", res.Event.Wrote, wrote)
+	}
+	if got := read(t, ix, loop.EventsFile); !strings.Contains(got, `"wrote":[".claude/ceo-loop-state.json: correct_decisions`) {
+		t.Errorf("the journal's stop event does not say what was written:\n%s", got)
+	}
 	if p := read(t, ix, project.ProgressFile); !strings.Contains(p, "## Session Complete") {
 		t.Errorf("progress file without the session summary:\n%s", p)
 	}
@@ -114,6 +124,9 @@ func TestStopBrokenFiles(t *testing.T) {
 	}
 	if res.ReadErr == nil || res.Recovered == "" {
 		t.Fatalf("Stop: read error %v, recovered %q; want both", res.ReadErr, res.Recovered)
+	}
+	if len(res.Event.Wrote) == 0 || !strings.HasPrefix(res.Event.Wrote[0], "saved the state file that was not JSON as .claude/ceo-loop-state.json.malformed-") {
+		t.Errorf("Stop wrote %q; want the saved state first", res.Event.Wrote)
 	}
 	if b, err := os.ReadFile(res.Recovered); err != nil || string(b) != "{\"active\": tru" {
 		t.Errorf("saved state %q, %v; want the broken bytes", b, err)

@@ -64,20 +64,22 @@ func markStarted(st *loop.State, root, path string, opts StartOptions, first int
 }
 
 // markStopped marks the loop inactive in st with a reason from the shared
-// stop vocabulary (seed 001).
-func markStopped(st *loop.State, reason string, now time.Time) error {
+// stop vocabulary (seed 001), and returns the fields it set.
+func markStopped(st *loop.State, reason string, now time.Time) ([]string, error) {
 	if !loop.IsStopReason(reason) {
-		return fmt.Errorf("stop reason %q is not allowed (allowed: %v)", reason, loop.StopReasons())
+		return nil, fmt.Errorf("stop reason %q is not allowed (allowed: %v)", reason, loop.StopReasons())
 	}
+	var fields []string
 	for _, kv := range []struct {
 		k string
 		v any
 	}{{"active", false}, {"stop_reason", reason}, {"stopped_at", now.UTC().Format(time.RFC3339)}} {
 		if err := st.Set(kv.k, kv.v); err != nil {
-			return err
+			return nil, err
 		}
+		fields = append(fields, kv.k)
 	}
-	return nil
+	return fields, nil
 }
 
 // recoverState replaces a state file that is not JSON with an empty state,

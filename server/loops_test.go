@@ -181,6 +181,14 @@ func TestLoopControl(t *testing.T) {
 	wantStatus(t, "pause the ORBIT loop", r, 409)
 	r = e.post("/api/v1/loops/orbit/stop", `{"status":"done"}`)
 	wantStatus(t, "stop the ORBIT loop", r, 200)
+	// The answer says what the stop wrote, as for every other framework.
+	var res server.LoopControlResult
+	if err := json.Unmarshal(r.body, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Wrote) != 2 || !strings.HasPrefix(res.Wrote[0], ".claude/ceo-loop-state.json: ") || res.Wrote[1] != ".claude/ceo-loop-progress.md: session summary" {
+		t.Errorf("stop the ORBIT loop: wrote %q; want the state file's fields and the progress file", res.Wrote)
+	}
 	st, err := loop.ReadState("", e.proj.Path(project.StateFile))
 	if err != nil {
 		t.Fatal(err)

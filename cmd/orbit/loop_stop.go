@@ -136,7 +136,7 @@ func loopStopRun(ctx context.Context, opts *loopStopOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", n)
 	}
 	if opts.ID != "" {
-		fmt.Fprintf(f.IO.Out, "%s %s: %s -> %s (%s)\n", loop.ORBIT, orbitloop.ID, res.Before.Status, opts.Status, "active false, stop_reason in "+res.Before.Path)
+		printControl(f.IO.Out, res.Before, res.Event)
 	}
 	report.SessionSummary(f.IO.Out, res.Progress)
 	return nil

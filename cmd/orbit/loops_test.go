@@ -296,7 +296,7 @@ func TestLoopStopByID(t *testing.T) {
 		t.Errorf("ccw failure_reason %v", m["failure_reason"])
 	}
 	res := p.mustRun("loop", "stop", "orbit", "--status", "done")
-	if !strings.HasPrefix(res.stdout, "orbit orbit: running -> done (active false, stop_reason in .claude/ceo-loop-state.json)\n[CEO-LOOP] Session Complete") {
+	if !strings.HasPrefix(res.stdout, "orbit orbit: running -> done (.claude/ceo-loop-state.json: correct_decisions, incorrect_decisions, trust_level, active, stop_reason, stopped_at; .claude/ceo-loop-progress.md: session summary)\n[CEO-LOOP] Session Complete") {
 		t.Errorf("stop orbit:\n%s", res.stdout)
 	}
 	list := p.mustRun("loop", "list", "--json=id,status").stdout
