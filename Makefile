@@ -51,7 +51,10 @@ fuzz:
 # binary and attacks it with parallel hooks, kill -9, a lost or broken index,
 # tampering and the hostile corpus in testdata/bad, 20 projects pushing to two
 # hub processes on PostgreSQL (ORBIT_TEST_POSTGRES) with pushers and a hub
-# SIGKILLed (about 3.5 minutes), then runs each fuzz target
+# SIGKILLed (about 3.5 minutes), the security attacks (links, another user's
+# project, prompt injection, FIFOs and waits, state numbers, loop records,
+# control characters, orbit serve against DNS rebinding and floods; about
+# 40 s; -run TestSecurity alone), then runs each fuzz target
 # for FUZZTIME; writes RELIABILITY.md. About 12 minutes on 2 cores with a warm
 # build cache, 16 from nothing. RELFLAGS="-scale 0.1" for a quick pass.
 reliability:

@@ -437,9 +437,14 @@ func OpenRegular(path string) (*os.File, error) {
 	f, err := OpenFile("", path, os.O_RDONLY, 0)
 	var ue *UnsafeError
 	if errors.As(err, &ue) && strings.HasPrefix(ue.Why, "a symbolic link") {
-		if target, lerr := filepath.EvalSymlinks(path); lerr == nil {
-			return OpenRegular(target)
+		target, lerr := filepath.EvalSymlinks(path)
+		if lerr != nil {
+			if _, serr := os.Stat(path); serr != nil {
+				lerr = serr // a loop, a dangling link: the system's words
+			}
+			return nil, lerr
 		}
+		return OpenRegular(target)
 	}
 	return f, err
 }

@@ -34,14 +34,26 @@ const (
 type project struct {
 	tb   testing.TB
 	Root string
+	// Trusted: the project was opened to every user (to run orbit in it as
+	// another user), which orbit refuses unless trusted; every run in it
+	// trusts it (ORBIT_SAFE_DIRECTORY), the refusal itself being the
+	// security section's attack.
+	Trusted bool
 }
 
-// newProject makes an empty project (a .claude directory) under dir.
+// newProject makes an empty project under dir: a .claude directory with
+// an empty decision journal, as orbit init leaves it (a .claude alone is
+// Claude Code's, not a project).
 func newProject(tb testing.TB, dir string) *project {
 	tb.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
+	f, err := os.OpenFile(filepath.Join(dir, decisionsFile), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
 	return &project{tb: tb, Root: dir}
 }
 
@@ -89,8 +101,7 @@ type runOpts struct {
 	stdin []byte
 	// asUser runs the process as this uid/gid (0: as the test). The
 	// project is then another user's, which orbit refuses unless trusted:
-	// such runs trust it (ORBIT_SAFE_DIRECTORY), the refusal itself being
-	// the security section's attack.
+	// such runs trust it (ORBIT_SAFE_DIRECTORY), as Trusted projects.
 	asUser uint32
 	// env is added to the process's environment.
 	env []string
@@ -115,6 +126,8 @@ func (p *project) runWith(o runOpts, args ...string) result {
 	}
 	if o.asUser != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: o.asUser, Gid: o.asUser}}
+	}
+	if o.asUser != 0 || p.Trusted {
 		cmd.Env = append(cmd.Env, "ORBIT_SAFE_DIRECTORY="+p.Root)
 	}
 	start := time.Now()

@@ -32,3 +32,7 @@ func TestFuzzTargets(t *testing.T) { fuzzTargetsRun(t) }
 // TestFleet: 20 projects pushing to two hub processes on one PostgreSQL
 // while 8 clients read, pushers and a hub SIGKILLed (fleet_test.go).
 func TestFleet(t *testing.T) { fleet(t) }
+
+// TestSecurity: issue 16's attacks on a checkout, another user's project,
+// the agent's prompt, waits, and orbit serve (security_test.go).
+func TestSecurity(t *testing.T) { security(t) }

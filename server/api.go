@@ -15,6 +15,7 @@ import (
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/precedent"
+	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -170,6 +171,13 @@ func inputProblem(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if ceo.IsInput(err) {
 		problem(w, r, http.StatusUnprocessableEntity, "the request cannot be recorded as given", err.Error())
+		return
+	}
+	var tl *project.TooLargeError
+	if errors.Is(err, project.ErrUnsafe) || errors.As(err, &tl) {
+		// A file of the project orbit will not use (a link, a FIFO, one
+		// too large): the project's state, not a fault of the server.
+		problem(w, r, http.StatusConflict, "a project file is refused", err.Error())
 		return
 	}
 	problem(w, r, http.StatusInternalServerError, "internal error", err.Error())

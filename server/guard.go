@@ -256,3 +256,35 @@ func clientOf(r *http.Request) string {
 	}
 	return host
 }
+
+// limitListener accepts at most n connections open at once; the next
+// Accept waits until one closes.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, sem: make(chan struct{}, n)}
+}
+
+type limited struct {
+	net.Listener
+	sem chan struct{}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	l.sem <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.sem })}, nil
+}
+
+type limitedConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
+}

@@ -414,3 +414,33 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
 }
+
+// TestMaxConns: past MaxConns open connections, the next waits (in the
+// kernel's backlog) until one closes: a flood costs bounded memory.
+func TestMaxConns(t *testing.T) {
+	e := newEnv(t, synthJournal(t, 3), server.Config{MaxConns: 2})
+	e.serve()
+	addr := strings.TrimPrefix(e.url, "http://")
+	var idle []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	time.Sleep(100 * time.Millisecond) // let the server accept both
+	client := &http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	if res, err := client.Get(e.url + "/healthz"); err == nil {
+		res.Body.Close()
+		t.Fatalf("a third connection was served while two were open (MaxConns 2)")
+	}
+	idle[0].Close()
+	client.Timeout = 10 * time.Second
+	res, err := client.Get(e.url + "/healthz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("after one closed: %v, %v; want served", res, err)
+	}
+	res.Body.Close()
+	idle[1].Close()
+}

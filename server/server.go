@@ -51,6 +51,10 @@ type Config struct {
 	// StuckAfter is how long one write may hold the index before /readyz
 	// reports the writer stuck (default 15s).
 	StuckAfter time.Duration
+	// MaxConns caps the connections open at once (default 512); more wait
+	// in the kernel's backlog until one closes, so that a flood of clients
+	// costs a bounded amount of memory.
+	MaxConns int
 }
 
 // MaxBody bounds a request body.
@@ -134,6 +138,9 @@ func New(ctx context.Context, ix *journal.Index, cfg Config) (*Server, error) {
 	}
 	if cfg.StuckAfter <= 0 {
 		cfg.StuckAfter = 15 * time.Second
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 512
 	}
 	loop := IsLoopback(cfg.Addr)
 	tokenGiven := cfg.Token != ""
@@ -227,6 +234,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("%s is not a loopback address (it was asked for as %s): a --token (or ORBIT_TOKEN) is required", ln.Addr(), s.cfg.Addr)
 	}
 	s.loopback.Store(loop)
+	ln = limitListener(ln, s.cfg.MaxConns)
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)
 	}
