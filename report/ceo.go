@@ -14,7 +14,7 @@ import (
 // DecisionBlock writes seed 000's decision struct for one decision.
 func DecisionBlock(w io.Writer, r ceo.Result) {
 	d := r.Decision
-	title := "[CEO-LOOP] Decision on: " + oneLine(d.Input)
+	title := "[CEO-LOOP] Decision on: " + text(d.Input)
 	if !r.Written {
 		title += "  (dry run: not recorded)"
 	}
@@ -30,7 +30,7 @@ func DecisionBlock(w io.Writer, r ceo.Result) {
 	fmt.Fprintf(w, "├─ Id: %s | Iteration: %d | Depth: %s | Category: %s\n", id, d.Iteration, d.Depth, d.Category)
 	fmt.Fprintf(w, "├─ Impact: %s | Reversible: %s | Tier: %s | Trust: %s\n", title1(r.Impact), rev, d.Tier, r.Level)
 	fmt.Fprintf(w, "├─ Decision: %s\n", d.Decision)
-	fmt.Fprintf(w, "├─ Reason: %s\n", oneLine(d.Reason))
+	fmt.Fprintf(w, "├─ Reason: %s\n", text(d.Reason))
 	if d.Retrograde.PreviousID != nil {
 		fmt.Fprintf(w, "├─ Retrograde: %s %s\n", *d.Retrograde.PreviousID, d.Retrograde.Outcome)
 	}
@@ -38,7 +38,7 @@ func DecisionBlock(w io.Writer, r ceo.Result) {
 	if next == "" {
 		next = "-"
 	}
-	fmt.Fprintf(w, "└─ Next Action: %s\n", oneLine(next))
+	fmt.Fprintf(w, "└─ Next Action: %s\n", text(next))
 }
 
 func title1(s string) string {
@@ -81,7 +81,7 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 		if i == 3 {
 			break
 		}
-		fmt.Fprintf(w, "- Next: %s (%s, %s impact)\n", oneLine(r.Title), r.Category, r.Impact)
+		fmt.Fprintf(w, "- Next: %s (%s, %s impact)\n", text(r.Title), r.Category, r.Impact)
 	}
 	fmt.Fprintf(w, "\n## Retrograde Results\n")
 	if len(p.Latest) == 0 {
@@ -90,7 +90,7 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	for _, e := range p.Latest {
 		line := fmt.Sprintf("- %s: %s", e.DecisionID, e.Outcome)
 		if e.Evidence != "" {
-			line += " — " + oneLine(e.Evidence)
+			line += " — " + text(e.Evidence)
 		}
 		fmt.Fprintln(w, truncate(line, 160))
 	}
@@ -104,7 +104,7 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	}
 	fmt.Fprintf(w, "- Decisions: %d (trivial batch: %d — %s)\n", it.Total, it.Trivial, verdict)
 	if p.Focus != nil {
-		fmt.Fprintf(w, "- Deep focus: %s (%s) — %s\n  Reason: %s\n", oneLine(p.Focus.Input), p.Focus.Depth, p.Focus.Decision, oneLine(p.Focus.Reason))
+		fmt.Fprintf(w, "- Deep focus: %s (%s) — %s\n  Reason: %s\n", text(p.Focus.Input), p.Focus.Depth, p.Focus.Decision, text(p.Focus.Reason))
 	} else {
 		fmt.Fprintf(w, "- Deep focus: none\n")
 	}
@@ -171,7 +171,7 @@ func Decided(w io.Writer, d ceo.Result) {
 	if len(d.Precedents) > 0 {
 		fmt.Fprintln(w, "Precedents (most similar past decisions; AVOID = proved INCORRECT):")
 		for _, h := range d.Precedents {
-			fmt.Fprintf(w, "  %s\n", h.Describe())
+			fmt.Fprintf(w, "  %s\n", text(h.Describe()))
 		}
 	}
 }

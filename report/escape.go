@@ -27,6 +27,10 @@ func Escape(s string) string { return escape(s, false) }
 // and the server's log use it.
 func EscapeLog(s string) string { return escape(s, true) }
 
+// text is project text for one line of human-readable output: whitespace
+// runs collapsed, control characters escaped.
+func text(s string) string { return Escape(oneLine(s)) }
+
 func escape(s string, shell bool) string {
 	if clean(s, shell) {
 		return s

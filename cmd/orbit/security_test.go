@@ -154,6 +154,12 @@ func TestLogEscapesControlCharacters(t *testing.T) {
 			t.Errorf("orbit log = %q; want the title escaped", res.stdout)
 		}
 	}
+	// The text renderers too: the decision block orbit decide prints.
+	res := p.runTTY("decide", "--title", "clear \x1b[2J screen \x07", "--category", "quality", "--impact", "low", "--reversible",
+		"--decision", "APPROVED", "--reason", "r \x1b]0;title\x07", "--precedents", "0")
+	if res.code != exitOK || strings.ContainsAny(res.stdout, "\x1b\x07") || !strings.Contains(res.stdout, `clear \x1b[2J screen \x07`) {
+		t.Errorf("orbit decide printed %q (exit %d, %s); want the title and reason escaped", res.stdout, res.code, res.stderr)
+	}
 }
 
 // orbitEnv runs orbit in-process at testNow from wd, with stdin and the
