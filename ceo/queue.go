@@ -50,9 +50,14 @@ type QueueResult struct {
 	AlreadyDecided []string `json:"already_decided"`
 	// Focus is the single deepest remaining item, nil when none remains.
 	Focus *Focus `json:"focus"`
-	// Remaining is how many items stay queued (the focus among them).
-	Remaining int         `json:"remaining"`
-	Level     trust.Level `json:"trust_level"`
+	// Remaining is how many valid items stay queued (the focus among
+	// them).
+	Remaining int `json:"remaining"`
+	// Invalid are the items that cannot be decided as they are: left in
+	// the queue untouched, each named (file, item, id, field, allowed
+	// values) so that whoever wrote it can fix it.
+	Invalid []queue.Invalid `json:"invalid"`
+	Level   trust.Level     `json:"trust_level"`
 	// NextDepth is the depth of the focus ("" when the queue is empty).
 	NextDepth string `json:"next_depth"`
 	// Sync is what syncing the journal found on the way.
@@ -65,8 +70,11 @@ type QueueResult struct {
 // trivial item whose tier decides it (auto_approve, escalate) is decided in
 // one batch, the single deepest remaining item is returned as the deep
 // focus, and the rest stay queued. The queue file is rewritten atomically
-// without the decided items, after they are in the journal. A malformed
-// queue is an error naming the item and field, and nothing is written.
+// without the decided items, after they are in the journal. One item that
+// is not a valid request blocks nothing: every valid item is processed,
+// the bad one stays in the file untouched and is named in Invalid. A file
+// that is not a JSON array is an error naming where, and nothing is
+// written.
 func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueResult, error) {
 	var res QueueResult
 	q, err := queue.Read(ix.Project.Root, project.PendingFile)
@@ -158,7 +166,10 @@ func ProcessQueue(ctx context.Context, ix *journal.Index, opts Options) (QueueRe
 			return slices.ContainsFunc(taken, func(t queue.Request) bool { return queue.Same(r, t) })
 		})
 	}
-	res.Remaining = len(q.Requests)
+	res.Remaining, res.Invalid = len(q.Requests), q.Invalid
+	if res.Invalid == nil {
+		res.Invalid = []queue.Invalid{}
+	}
 	if res.Focus = deepest(q.Requests, res.Level); res.Focus != nil {
 		res.NextDepth = res.Focus.Depth
 	}
@@ -203,6 +214,9 @@ func DecideRequest(ctx context.Context, ix *journal.Index, requestID string, ver
 		return Result{}, err
 	}
 	r, ok := q.Find(requestID)
+	if bad, invalid := q.FindInvalid(requestID); !ok && invalid {
+		return Result{}, inputErrorf("--request %s cannot be decided as it is queued: %v; fix the item, or decide it without --request", requestID, bad)
+	}
 	if !ok {
 		return Result{}, inputErrorf("--request %s: no such item in %s", requestID, project.PendingFile)
 	}

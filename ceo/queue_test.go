@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -203,52 +204,81 @@ func TestProcessQueueAlreadyDecidedAmongOthers(t *testing.T) {
 	}
 }
 
-func TestProcessQueueMalformed(t *testing.T) {
+// TestProcessQueueBadItem is issue 15, point 8: one item that is not a
+// valid request (a category "qualty") blocked the whole queue. Every valid
+// item is decided; the bad one stays in the file as it was, and is named
+// with the file, its item and id, the field and the allowed values.
+func TestProcessQueueBadItem(t *testing.T) {
 	tests := []struct {
 		name    string
 		content string
-		want    []string
+		decided []string // request ids decided
+		want    []string // what the fault names
 	}{
+		{"category qualty", `[{"id":"req-1","title":"Fix a typo","category":"quality","impact":"low","reversible":true},` +
+			`{"id":"req-2","title":"Pin eslint","category":"qualty","impact":"low","reversible":true},` +
+			`{"id":"req-3","title":"Bump prettier","category":"quality","impact":"low","reversible":true}]`,
+			[]string{"req-1", "req-3"}, []string{"item 2", "(req-2)", "category", `"qualty"`, "allowed: feature, architecture, quality, scope, deploy"}},
 		{"missing impact", `[{"id":"req-1","title":"a","category":"quality","impact":"low","reversible":true},{"id":"req-2","title":"b","category":"quality","reversible":true}]`,
-			[]string{"item 2", "(req-2)", "impact"}},
-		{"unknown category", `[{"id":"req-1","title":"a","category":"marketing","impact":"low","reversible":true}]`,
-			[]string{"item 1", "(req-1)", "category", `"marketing"`}},
+			[]string{"req-1"}, []string{"item 2", "(req-2)", "impact", "allowed: low, medium, high"}},
 		{"duplicate id", `[{"id":"req-1","title":"a","category":"quality","impact":"low","reversible":true},{"id":"req-1","title":"b","category":"quality","impact":"low","reversible":true}]`,
-			[]string{"item 2", "(req-1)", "id", "duplicate"}},
-		{"not an array", `{"id":"req-1"}`, []string{"want a JSON array"}},
+			[]string{"req-1"}, []string{"item 2", "(req-1)", "id", "duplicate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.write(project.StateFile, explainedState(t))
-			d := past("iter-7-1", 7, "2026-03-08T10:00:00Z")
-			e.appendRecords(project.DecisionsFile, &d)
 			e.write(project.PendingFile, tt.content)
-			journalBefore, stateBefore := e.mustRead(project.DecisionsFile), e.mustRead(project.StateFile)
-			_, err := ceo.ProcessQueue(e.ctx, e.ix, fixed(t0))
-			if err == nil {
-				t.Fatalf("ProcessQueue on a malformed queue = nil error")
+			res, err := ceo.ProcessQueue(e.ctx, e.ix, fixed(t0))
+			if err != nil {
+				t.Fatalf("ProcessQueue with one bad item: %v; want the valid items decided", err)
 			}
-			var qe *queue.Error
-			if !errors.As(err, &qe) {
-				t.Errorf("ProcessQueue error %T %v; want *queue.Error", err, err)
+			var got []string
+			for _, d := range res.Decided {
+				got = append(got, d.RequestID)
+			}
+			if !slices.Equal(got, tt.decided) {
+				t.Errorf("decided %q; want %q", got, tt.decided)
+			}
+			if len(res.Invalid) != 1 {
+				t.Fatalf("Invalid = %v; want the bad item", res.Invalid)
 			}
 			for _, w := range append(tt.want, project.PendingFile) {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("ProcessQueue error %q; want it to name %q", err, w)
+				if !strings.Contains(res.Invalid[0].Error(), w) {
+					t.Errorf("invalid item %q; want it to name %q", res.Invalid[0].Error(), w)
 				}
 			}
-			if got := e.mustRead(project.PendingFile); got != tt.content {
-				t.Errorf("queue file changed to %q", got)
+			// The bad item is still in the queue, as it was; the decided
+			// ones are gone.
+			var left []map[string]any
+			if err := json.Unmarshal([]byte(e.mustRead(project.PendingFile)), &left); err != nil {
+				t.Fatal(err)
 			}
-			if got := e.mustRead(project.DecisionsFile); got != journalBefore {
-				t.Errorf("journal changed:\n%s", got)
+			var all []map[string]any
+			if err := json.Unmarshal([]byte(tt.content), &all); err != nil {
+				t.Fatal(err)
 			}
-			if got := e.mustRead(project.StateFile); got != stateBefore {
-				t.Errorf("state file changed:\n%s", got)
+			bad := all[len(all)-1]
+			if tt.name == "category qualty" {
+				bad = all[1]
+			}
+			if len(left) != 1 || !reflect.DeepEqual(left[0], bad) {
+				t.Errorf("queue after = %v; want only the bad item, as it was: %v", left, bad)
 			}
 		})
 	}
+	t.Run("not an array", func(t *testing.T) {
+		e := newEnv(t)
+		e.write(project.PendingFile, `{"id":"req-1"}`)
+		_, err := ceo.ProcessQueue(e.ctx, e.ix, fixed(t0))
+		var qe *queue.Error
+		if !errors.As(err, &qe) || !strings.Contains(err.Error(), "want a JSON array") {
+			t.Errorf("ProcessQueue on a file that is not an array: %v; want a *queue.Error naming it", err)
+		}
+		if got := e.mustRead(project.PendingFile); got != `{"id":"req-1"}` {
+			t.Errorf("queue file changed to %q", got)
+		}
+	})
 }
 
 // TestProcessQueueItemsWithoutID: ids are optional in a queue item. Deciding

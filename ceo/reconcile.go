@@ -198,3 +198,20 @@ func StartedAtWarning(startedAt, firstSeen string) string {
 	return fmt.Sprintf("started_at %q in %s is not a time: the time limit counts from %s, when orbit first saw the loop; set started_at to when the loop began (RFC 3339)",
 		startedAt, project.StateFile, firstSeen)
 }
+
+// EscalationCount is seed 000's depth_escalation_counter after iteration
+// ended: how many iterations in a row, up to ended, recorded no decision
+// deeper than trivial (the loop's own iterations only: from first_iteration,
+// else from 1). It is derived from the journal, so that a Stop retried or an
+// agent that bumps the counter too never counts twice.
+func EscalationCount(ctx context.Context, ix *journal.Index, o LoopInfo, ended int64) (int64, error) {
+	first := max(o.FirstIteration, 1)
+	if ended < first {
+		return 0, nil
+	}
+	deep, err := ix.Store.LastDeepIteration(ctx, first, ended)
+	if err != nil {
+		return 0, err
+	}
+	return ended - max(deep, first-1), nil
+}

@@ -2,6 +2,7 @@ package ceo
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
@@ -20,11 +21,15 @@ func ReadLoopInfo(p project.Project) (LoopInfo, error) {
 
 // Progress is what seed 000's progress file and session summary show.
 type Progress struct {
-	Loop      LoopInfo          `json:"loop"`
-	Iteration int64             `json:"iteration"`
-	Trust     trust.Headline    `json:"trust"`
-	Queue     []queue.Request   `json:"-"`
-	Pending   int               `json:"pending"`
+	Loop      LoopInfo        `json:"loop"`
+	Iteration int64           `json:"iteration"`
+	Trust     trust.Headline  `json:"trust"`
+	Queue     []queue.Request `json:"-"`
+	Pending   int             `json:"pending"`
+	Invalid   []queue.Invalid `json:"invalid"`
+	// QueueErr is why the queue file cannot be read ("" when it can): the
+	// progress file says so rather than fail.
+	QueueErr  string            `json:"queue_error,omitempty"`
 	NextDepth string            `json:"next_depth"`
 	Latest    []db.Event        `json:"-"`
 	ThisIter  db.SessionStats   `json:"this_iteration"`
@@ -40,6 +45,8 @@ type Pending struct {
 	Loop     LoopInfo        `json:"loop"`
 	Trust    trust.Headline  `json:"-"`
 	Requests []queue.Request `json:"-"`
+	// Invalid are the queue's items that cannot be decided as they are.
+	Invalid []queue.Invalid `json:"-"`
 	// NextDepth is the depth of the deepest request ("" for an empty queue).
 	NextDepth string `json:"next_depth"`
 }
@@ -60,11 +67,14 @@ type QueueView struct {
 	Loop      LoopInfo    `json:"loop"`
 	Pending   []QueueItem `json:"pending"`
 	NextDepth string      `json:"next_depth"`
+	// Invalid are the items that cannot be decided as they are, each
+	// named with its field and the allowed values.
+	Invalid []queue.Invalid `json:"invalid"`
 }
 
 // View is the queue's view of p.
 func (p Pending) View() QueueView {
-	v := QueueView{Loop: p.Loop, Pending: []QueueItem{}, NextDepth: p.NextDepth}
+	v := QueueView{Loop: p.Loop, Pending: []QueueItem{}, NextDepth: p.NextDepth, Invalid: append([]queue.Invalid{}, p.Invalid...)}
 	for _, q := range p.Requests {
 		v.Pending = append(v.Pending, QueueItem{ID: q.ID, Title: q.Title, Category: q.Category, Impact: q.Impact, Depth: DepthOf(q)})
 	}
@@ -84,9 +94,11 @@ func ReadPending(ctx context.Context, ix *journal.Index) (Pending, error) {
 	}
 	q, err := queue.Read(ix.Project.Root, project.PendingFile)
 	if err != nil {
+		// The loop and the trust are read: a caller may go on without
+		// the queue.
 		return p, err
 	}
-	p.Requests = q.Requests
+	p.Requests, p.Invalid = q.Requests, q.Invalid
 	if f := deepest(q.Requests, p.Trust.Level); f != nil {
 		p.NextDepth = f.Depth
 	}
@@ -99,10 +111,15 @@ func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Prog
 	var p Progress
 	p.Now = now
 	pend, err := ReadPending(ctx, ix)
-	if err != nil {
+	var qe *queue.Error
+	switch {
+	case errors.As(err, &qe):
+		p.QueueErr = err.Error()
+	case err != nil:
 		return p, err
 	}
 	p.Loop, p.Trust, p.Queue, p.Pending, p.NextDepth = pend.Loop, pend.Trust, pend.Requests, len(pend.Requests), pend.NextDepth
+	p.Invalid = pend.Invalid
 	p.Iteration = p.Loop.Iteration
 	if p.Iteration == 0 {
 		if p.Iteration, err = ix.Store.MaxIteration(ctx); err != nil {

@@ -8,6 +8,11 @@ import (
 	"github.com/orbit-loop/orbit/loop"
 )
 
+// EscalationLimit is seed 000's depth escalation rule: after this many
+// iterations in a row with trivial decisions only, the loop goes proactive
+// (and does a proactive governance scan before it is done).
+const EscalationLimit = 3
+
 // DefaultSentinel ends an ORBIT loop when the agent writes it in its last
 // message (seed 003's completion sentinel, for ORBIT).
 const DefaultSentinel = "<promise>ORBIT COMPLETE</promise>"

@@ -25,6 +25,22 @@ func (s *Store) Findings(ctx context.Context) ([]LocatedFinding, error) {
 	return out, nil
 }
 
+// RejectedSince returns the rejected lines (error findings) indexed after
+// the finding afterSeq, oldest first, at most n, and the highest finding
+// seq the index holds (the mark for the next call).
+func (s *Store) RejectedSince(ctx context.Context, afterSeq int64, n int) (rejected []LocatedFinding, mark int64, err error) {
+	if err := s.DB.GetContext(ctx, &mark, `SELECT coalesce(max(seq), 0) FROM findings`); err != nil {
+		return nil, 0, fmt.Errorf("read findings: %w", err)
+	}
+	err = s.DB.SelectContext(ctx, &rejected, `SELECT f.seq, f.file_id, f.line, f.line_end, f.byte_offset, f.length, f.severity, f.code,
+			f.record_id, f.message, f.excerpt, j.path
+		FROM findings f JOIN journal_files j ON j.id = f.file_id WHERE f.seq > ? AND f.severity = 'error' ORDER BY f.seq LIMIT ?`, afterSeq, n)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read findings: %w", err)
+	}
+	return rejected, mark, nil
+}
+
 // Counts summarises the index.
 type Counts struct {
 	Decisions int64 `db:"decisions" json:"decisions"`
@@ -246,6 +262,18 @@ func (s *Store) MaxIteration(ctx context.Context) (int64, error) {
 	var n int64
 	if err := s.DB.GetContext(ctx, &n, `SELECT coalesce(max(iteration), 0) FROM decisions`); err != nil {
 		return 0, fmt.Errorf("read highest iteration: %w", err)
+	}
+	return n, nil
+}
+
+// LastDeepIteration returns the highest iteration from first to last (both
+// included) that holds a decision deeper than trivial (0 when none): where
+// seed 000's depth escalation counter last reset.
+func (s *Store) LastDeepIteration(ctx context.Context, first, last int64) (int64, error) {
+	var n int64
+	if err := s.DB.GetContext(ctx, &n, `SELECT coalesce(max(iteration), 0) FROM decisions
+		WHERE iteration BETWEEN ? AND ? AND depth <> 'trivial'`, first, last); err != nil {
+		return 0, fmt.Errorf("read the last deep iteration: %w", err)
 	}
 	return n, nil
 }

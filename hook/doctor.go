@@ -13,9 +13,11 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
+	"github.com/orbit-loop/orbit/trust"
 )
 
 // Check levels.
@@ -31,6 +33,30 @@ type Check struct {
 	Subject string `json:"subject"`
 	Finding string `json:"finding"`
 	Fix     string `json:"fix,omitempty"`
+}
+
+// checkCounters says what the state's counters rest on: the baseline
+// adopted from before orbit and what was recorded since, or counters orbit
+// has not met yet (adopted at its next write).
+func checkCounters(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, add func(level, subject, finding, fix string)) {
+	h, err := trust.Current(ctx, ix.Store)
+	if err != nil {
+		add(Problem, project.StateFile, "counters: "+err.Error(), "`orbit rebuild`")
+		return
+	}
+	a, met, err := ix.Store.Adoption(ctx)
+	switch {
+	case err != nil:
+		add(Problem, project.StateFile, "counters: "+err.Error(), "`orbit rebuild`")
+	case met && h.Baseline.N > 0:
+		add(OK, project.StateFile, fmt.Sprintf("counters: %s (the baseline adopted %s, recorded in %s)", h.AccuracyText(), a.At, loop.EventsFile), "")
+	case met:
+		add(OK, project.StateFile, "counters: "+h.AccuracyText()+", from the outcomes recorded", "")
+	case o.Correct > int64(h.Correct) || o.Incorrect > int64(h.Incorrect):
+		add(Warning, project.StateFile, fmt.Sprintf("counters: %d correct, %d incorrect, of which no outcome in the journal explains %d, %d: not yet adopted",
+			o.Correct, o.Incorrect, max(o.Correct-int64(h.Correct), 0), max(o.Incorrect-int64(h.Incorrect), 0)),
+			"the next Stop or decision adopts them as a baseline from before orbit (never zeroed); `orbit trust` then shows it")
+	}
 }
 
 // Doctor checks a project the way a newcomer would need: files present and
@@ -88,6 +114,20 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 		add(OK, project.StateFile, "absent: no ORBIT loop started", "")
 	case !o.Active:
 		add(OK, project.StateFile, fmt.Sprintf("loop stopped (%s) at iteration %d", orDash(o.StopReason), o.Iteration), "")
+	}
+	if o.HasState && o.StartedUnreadable {
+		since := "no first sight recorded yet: the next Stop or decision records one"
+		if o.FirstSeenAt != "" {
+			since = "the time limit counts from " + o.FirstSeenAt + ", when orbit first saw the loop"
+		}
+		add(Problem, project.StateFile, fmt.Sprintf("started_at %q is not a time (%s)", o.StartedAt, since),
+			"set started_at to when the loop began (RFC 3339), or `orbit loop start --force`")
+	}
+	if o.HasState {
+		checkCounters(ctx, ix, o, add)
+	}
+	switch {
+	case err != nil || !o.HasState || !o.Active:
 	default:
 		add(OK, project.StateFile, fmt.Sprintf("loop active, iteration %d of %d", o.Iteration, o.MaxIterations), "")
 		if err := o.CheckStart(now); err != nil {
@@ -116,9 +156,12 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 
 	// The pending queue.
 	if q, err := queue.Read(p.Root, project.PendingFile); err != nil {
-		add(Problem, project.PendingFile, err.Error(), "fix the item named; `orbit decide --queue` refuses a malformed queue and leaves it untouched")
+		add(Problem, project.PendingFile, err.Error(), "fix the file: nothing in it can be decided until it is a JSON array of requests")
 	} else if q.Exists {
 		add(OK, project.PendingFile, fmt.Sprintf("%d pending %s", len(q.Requests), journal.Plural(len(q.Requests), "request", "requests")), "")
+		for _, v := range q.Invalid {
+			add(Problem, project.PendingFile, v.Error(), "fix the item: it stays in the queue untouched, and every other item is decided")
+		}
 	}
 
 	// The hooks.

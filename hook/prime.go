@@ -40,7 +40,14 @@ func Prime(ctx context.Context, ix *journal.Index, now time.Time) (string, error
 	if err != nil {
 		return "", err
 	}
-	secs, err := refeed(ctx, ix, o, h, iterationStart(o, st), now, g, leadContinue)
+	// The lines rejected since the last Stop are told again: a session
+	// that lost its context must still fix them.
+	mark, _, _ := st.Int(findingsField)
+	rejected, _, err := ix.Store.RejectedSince(ctx, mark, maxRejected)
+	if err != nil {
+		return "", err
+	}
+	secs, err := refeed(ctx, ix, feed{o: o, h: h, sinceNS: iterationStart(o, st), now: now, g: g, lead: leadContinue, rejected: rejected})
 	if err != nil {
 		return "", err
 	}

@@ -3,12 +3,14 @@ package hook
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/orbitloop"
+	"github.com/orbit-loop/orbit/policy"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/trust"
@@ -37,18 +39,41 @@ const (
 	leadContinue = "Continue this CEO-LOOP iteration (OBSERVE → REASON → BUILD → INSPECT → TURN) where it stands."
 )
 
+// feed is what the prompt is built from.
+type feed struct {
+	o ceo.LoopInfo
+	h trust.Headline
+	// sinceNS is when the iteration that ended began (retrograde results
+	// since then).
+	sinceNS int64
+	now     time.Time
+	g       Guide
+	lead    string
+	// rejected are the lines orbit rejected since the last iteration.
+	rejected []db.LocatedFinding
+	// proactive: seed 000's depth escalation rule asks for a proactive
+	// governance scan before the loop is marked done.
+	proactive bool
+}
+
 // refeed builds the sections of the prompt that starts the next iteration
 // (or, from orbit prime, restores the current one): what the loop must
-// see, most important first (gotchas 5 to 7), and how to record (g).
-func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Headline, sinceNS int64, now time.Time, g Guide, lead string) ([]section, error) {
+// see, as of now, most important first (gotchas 5 to 7), and how to record
+// (f.g). The progress file is quoted for the agent's own notes only: what
+// orbit writes in it is said here first hand.
+func refeed(ctx context.Context, ix *journal.Index, f feed) ([]section, error) {
+	o, h, g, now := f.o, f.h, f.g, f.now
 	var secs []section
 	of := "no iteration cap"
 	if o.MaxIterations > 0 {
 		of = fmt.Sprintf("of %d", o.MaxIterations)
 	}
-	head := []string{fmt.Sprintf("ORBIT loop — iteration %d %s. %s", o.Iteration, of, lead)}
+	head := []string{fmt.Sprintf("ORBIT loop — iteration %d %s. %s", o.Iteration, of, f.lead)}
 	if d := o.Deadline(); !d.IsZero() {
 		head = append(head, fmt.Sprintf("Time: %d of %d minutes used.", int(now.Sub(o.Started).Minutes()), o.TimeLimitMinutes))
+	}
+	if o.StartedUnreadable {
+		head = append(head, "Warning: "+ceo.StartedAtWarning(o.StartedAt, o.FirstSeenAt)+".")
 	}
 	if o.BudgetTokens > 0 {
 		head = append(head, fmt.Sprintf("Budget: %d of %d tokens used (%.0f%%), counted from the session transcript.",
@@ -59,37 +84,32 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 	}
 	secs = append(secs, section{priority: 9, lines: head, keep: len(head)})
 
-	q, err := queue.Read(ix.Project.Root, project.PendingFile)
-	if err != nil {
-		return nil, err
-	}
-	qs := section{priority: 8, head: "Queue"}
-	if len(q.Requests) == 0 {
-		qs.lines = []string{"Queue: empty. Do a proactive governance scan; if it finds nothing, end your last message with the completion sentinel (completion_sentinel in " + project.StateFile + ") or run `orbit loop stop`."}
-		qs.keep = 1
-	} else {
-		depth := ""
-		for _, r := range q.Requests {
-			if d := ceo.DepthOf(r); depth == "" || rank(d) > rank(depth) {
-				depth = d
-			}
+	if n := len(f.rejected); n > 0 {
+		rj := section{priority: 9, keep: 1, quote: "The rejected lines, file:line: why"}
+		rj.lines = []string{fmt.Sprintf("Rejected since the last iteration: %d %s orbit could not accept (each stays in its file and counts for nothing). Append a corrected line with a new id; never edit a line already there.",
+			n, journal.Plural(n, "line", "lines"))}
+		for _, r := range f.rejected {
+			rj.lines = append(rj.lines, rejectedLine(r))
 		}
-		qs.lines = []string{fmt.Sprintf("Queue: %d pending; next depth target: %s. %s", len(q.Requests), depth, g.queueHow())}
-		for i, r := range q.Requests {
-			if i == 3 {
-				break
-			}
-			qs.lines = append(qs.lines, fmt.Sprintf("%d. %s (%s, %s impact)", i+1, oneLine(r.Title), r.Category, r.Impact))
-		}
-		qs.keep = 1
-		qs.quote = "The first requests, from " + project.PendingFile
+		// Every rejection reaches the agent: none of these lines is cut.
+		rj.keep = len(rj.lines)
+		secs = append(secs, rj)
 	}
-	secs = append(secs, qs)
+
+	secs = append(secs, queueSection(ix, g)...)
 
 	secs = append(secs, section{priority: 8, lines: []string{h.Summary()}, keep: 1})
+	esc := fmt.Sprintf("Depth escalation counter: %d (iterations in a row with trivial decisions only).", o.EscalationCount)
+	switch {
+	case f.proactive:
+		esc += " The queue is empty and the counter reached 3: before the loop is marked done, do the proactive governance scan (seed 000, TURN): check the vision alignment of the last 5 shipped features, review test coverage against the quality gates, and verify the stale decisions below. Record what it finds; if it finds nothing, end with the completion sentinel."
+	case o.EscalationCount >= ceo.EscalationLimit:
+		esc += " Proactive mode (seed 000, OBSERVE): look for governance work beyond the queue."
+	}
+	secs = append(secs, section{priority: 8, lines: []string{esc}, keep: 1})
 	secs = append(secs, g.section())
 
-	events, err := ix.Store.EventsSince(ctx, sinceNS, 50)
+	events, err := ix.Store.EventsSince(ctx, f.sinceNS, 50)
 	if err != nil {
 		return nil, err
 	}
@@ -130,18 +150,63 @@ func refeed(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, h trust.Head
 		secs = append(secs, ss)
 	}
 
-	if data := progressHead(ix.Project.Root); len(strings.TrimSpace(string(data))) > 0 {
+	if data := orbitloop.AgentNotes(ix.Project.Root, progressHeadBytes); len(strings.TrimSpace(string(data))) > 0 {
 		lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 		if len(lines) > progressLines {
 			lines = lines[:progressLines]
 		}
-		ps := section{priority: 1, quote: "The first 30 lines of " + project.ProgressFile}
+		ps := section{priority: 1, quote: "Your own notes in " + project.ProgressFile + " (its first 30 lines outside orbit's part, as you last wrote them)"}
 		for _, l := range lines {
 			ps.lines = append(ps.lines, cut(l, 400))
 		}
 		secs = append(secs, ps)
 	}
 	return secs, nil
+}
+
+// queueSection is the queue as of now: what is pending, its next depth
+// target and how to decide it; the items that cannot be decided as
+// written, each named (file, item, id, field, allowed values); or why the
+// file cannot be read.
+func queueSection(ix *journal.Index, g Guide) []section {
+	q, err := queue.Read(ix.Project.Root, project.PendingFile)
+	if err != nil {
+		return []section{{priority: 9, lines: []string{"Queue: " + project.PendingFile + " cannot be read, so nothing in it can be decided: " + oneLine(err.Error()) + ". Fix the file (a JSON array of requests); the loop goes on meanwhile."}, keep: 1}}
+	}
+	var secs []section
+	qs := section{priority: 8, head: "Queue"}
+	if len(q.Requests) == 0 {
+		qs.lines = []string{"Queue: empty. Do a proactive governance scan; if it finds nothing, end your last message with the completion sentinel (completion_sentinel in " + project.StateFile + ") or run `orbit loop stop`."}
+		qs.keep = 1
+	} else {
+		depth := ""
+		for _, r := range q.Requests {
+			if d := ceo.DepthOf(r); depth == "" || policy.DepthRank(d) > policy.DepthRank(depth) {
+				depth = d
+			}
+		}
+		qs.lines = []string{fmt.Sprintf("Queue: %d pending; next depth target: %s. %s", len(q.Requests), depth, g.queueHow())}
+		for i, r := range q.Requests {
+			if i == 3 {
+				break
+			}
+			qs.lines = append(qs.lines, fmt.Sprintf("%d. %s (%s, %s impact)", i+1, oneLine(r.Title), r.Category, r.Impact))
+		}
+		qs.keep = 1
+		qs.quote = "The first requests, from " + project.PendingFile
+	}
+	secs = append(secs, qs)
+	if n := len(q.Invalid); n > 0 {
+		iv := section{priority: 9, quote: "The items that cannot be decided, with why"}
+		iv.lines = []string{fmt.Sprintf("Queue: %d %s cannot be decided as written; %s left in the queue untouched while the others are decided. Fix each in %s (or decide it yourself and take it out):",
+			n, journal.Plural(n, "item", "items"), journal.Plural(n, "it is", "they are"), project.PendingFile)}
+		for _, v := range q.Invalid {
+			iv.lines = append(iv.lines, cut(oneLine(v.Error()), 300))
+		}
+		iv.keep = len(iv.lines)
+		secs = append(secs, iv)
+	}
+	return secs
 }
 
 func render(secs []section) string {
@@ -224,15 +289,6 @@ func fitSections(secs []section, fits func(string) bool) string {
 	}
 }
 
-func rank(depth string) int {
-	for i, d := range journal.Depths {
-		if d == depth {
-			return i
-		}
-	}
-	return -1
-}
-
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func cut(s string, n int) string {
@@ -274,15 +330,3 @@ func fit(out Output, secs []section) Output {
 // progressHeadBytes bounds what is read of the progress file: its first
 // lines are all the prompt quotes.
 const progressHeadBytes = 64 << 10
-
-// progressHead is the start of the progress file (nil when there is none,
-// or it cannot be read as a regular file of the project).
-func progressHead(root string) []byte {
-	f, err := project.Open(root, project.ProgressFile)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, _ := io.ReadAll(io.LimitReader(f, progressHeadBytes))
-	return data
-}

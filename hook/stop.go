@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/orbitloop"
@@ -85,12 +86,19 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	if err != nil {
 		return fail(fmt.Errorf("%v; fix the state file or run `orbit loop stop` — the loop cannot go on with it", err))
 	}
-	if !o.HasState {
-		logf("action=allow no-loop")
-		return r
-	}
-	if !o.Active {
-		logf("action=allow inactive iteration=%d", o.Iteration)
+	if !o.HasState || !o.Active {
+		// Nothing to drive here; but a loop active in a project enclosing
+		// this one is not driven either: say so, never end silently.
+		if above := activeAbove(p.Root, env.Owner); above != "" {
+			logf("action=allow loop-active-above root=%s", above)
+			r.Output = Output{SystemMessage: fmt.Sprintf("orbit: the ORBIT loop in %s is not active, but one is active in %s, which encloses it; this hook drives the nearer project. Run Claude Code from %s, or register the hook as `orbit --root %s hook stop`.", p.Root, above, above, above)}
+			return r
+		}
+		if !o.HasState {
+			logf("action=allow no-loop")
+		} else {
+			logf("action=allow inactive iteration=%d", o.Iteration)
+		}
 		return r
 	}
 	if want := o.HookEvent; event != want {
@@ -150,7 +158,9 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	notes = append(notes, rec.Notes...)
 	h := rec.Trust
 	if o.StartedUnreadable && o.Started.IsZero() {
-		o.Started, _ = time.Parse(time.RFC3339, str(st, ceo.FirstSeenField))
+		// Reconcile recorded orbit's first sight: the limit counts from it.
+		o.FirstSeenAt = str(st, ceo.FirstSeenField)
+		o.Started, _ = time.Parse(time.RFC3339, o.FirstSeenAt)
 	}
 
 	// The iteration that just ended began at the last stop (or the start).
@@ -159,10 +169,30 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	if err != nil {
 		return fail(err)
 	}
-	cause, detail := "", ""
+	// Seed 000's depth escalation counter, after the iteration that ended.
+	escalation, err := ceo.EscalationCount(ctx, ix, o, o.Iteration)
+	if err != nil {
+		return fail(err)
+	}
 	if !sameTurn {
-		if cause, detail, err = teardownCause(ctx, ix, o, in, before, now); err != nil {
+		o.EscalationCount = escalation
+	}
+	q, qerr := queue.Read(ix.Project.Root, project.PendingFile)
+	if qerr != nil {
+		// The loop goes on (the agent is told to fix the file); it is not
+		// taken for an empty queue.
+		notes = append(notes, qerr.Error())
+	}
+	cause, detail, proactive := "", "", false
+	if !sameTurn {
+		if cause, detail, err = teardownCause(ctx, ix, o, in, before, q, qerr, now); err != nil {
 			return fail(err)
+		}
+		// Seed 000's depth escalation rule: with the counter at 3 and the
+		// queue empty, a proactive governance scan comes before the loop
+		// is marked done, once per loop.
+		if scanned, _, _ := st.Int(proactiveField); cause == "no-active-work" && o.EscalationCount >= ceo.EscalationLimit && scanned < max(o.FirstIteration, 1) {
+			cause, detail, proactive = "", "", true
 		}
 	}
 	if cause != "" {
@@ -172,6 +202,9 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		}
 		notes = append(notes, stopped.Notes...)
 		msg := fmt.Sprintf("orbit: ORBIT loop finished after iteration %d: %s (%s). Session summary in %s.", o.Iteration, cause, detail, project.ProgressFile)
+		if rej := rejectedText(ctx, ix, st); rej != "" {
+			notes = append(notes, rej)
+		}
 		if len(notes) > 0 {
 			msg += " Note: " + strings.Join(notes, "; ")
 		}
@@ -183,21 +216,50 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 	next := o.Iteration + 1
 	if sameTurn {
 		next = o.Iteration
+	} else if last, err := ix.Store.MaxIteration(ctx); err != nil {
+		return fail(err)
+	} else if next < last {
+		// The state's iteration went back (a loop restarted outside orbit,
+		// from an initial state at 0): numbers never restart, so that ids
+		// and summaries never mix two loops.
+		notes = append(notes, fmt.Sprintf("iteration %d in %s is behind the journal's %d: the loop goes on at iteration %d", o.Iteration, project.StateFile, last, last+1))
+		next = last + 1
 	}
 	counts, err := ix.Store.Counts(ctx)
 	if err != nil {
 		return fail(err)
 	}
-	for _, kv := range []struct {
+	mark, _, err := st.Int(findingsField)
+	if err != nil {
+		return fail(err)
+	}
+	rejected, newMark, err := ix.Store.RejectedSince(ctx, mark, maxRejected)
+	if err != nil {
+		return fail(err)
+	}
+	sets := []struct {
 		k string
 		v any
 	}{
 		{"iteration", next},
+		{"depth_escalation_counter", o.EscalationCount},
 		{"last_stop_decisions", counts.Decisions},
 		{"last_stop_session", orUnknown(in.SessionID)},
 		{"last_stop_digest", digest},
 		{"last_stop_at", now.UTC().Format(time.RFC3339Nano)},
-	} {
+		{findingsField, newMark},
+	}
+	if sameTurn {
+		// The same turn again: the lines it was told about are told again.
+		sets = sets[:len(sets)-1]
+	}
+	if proactive {
+		sets = append(sets, struct {
+			k string
+			v any
+		}{proactiveField, next})
+	}
+	for _, kv := range sets {
 		if err := st.Set(kv.k, kv.v); err != nil {
 			return fail(err)
 		}
@@ -206,22 +268,77 @@ func Stop(ctx context.Context, env Env, in Input) Result {
 		return fail(err)
 	}
 	o.Iteration = next
+	// The progress file shows the loop as of this Stop, before the prompt
+	// quotes it (orbit's part only; the agent's lines are kept).
+	if p, err := ceo.GatherProgress(ctx, ix, now); err != nil {
+		return fail(err)
+	} else if w, err := orbitloop.WriteProgress(ctx, ix, p); err != nil {
+		notes = append(notes, "progress file not written: "+err.Error())
+	} else if n := w.Note(); n != "" {
+		notes = append(notes, n)
+	}
 	g, err := ReadGuide(ctx, ix, next, h.Level, now)
 	if err != nil {
 		return fail(err)
 	}
-	secs, err := refeed(ctx, ix, o, h, sinceNS, now, g, leadNext)
+	secs, err := refeed(ctx, ix, feed{o: o, h: h, sinceNS: sinceNS, now: now, g: g, lead: leadNext, rejected: rejected, proactive: proactive})
 	if err != nil {
 		return fail(err)
 	}
 	out := Output{Decision: "block"}
+	if len(rejected) > 0 {
+		notes = append(notes, rejectedSummary(rejected))
+	}
+	if h.Alert {
+		// Seed 000: below 60% over the last 10, surface it to the human
+		// now (the systemMessage is what the person watching sees).
+		notes = append(notes, strings.ReplaceAll(h.AlertText(), "\n", " "))
+	}
 	if len(notes) > 0 {
 		out.SystemMessage = "orbit: " + strings.Join(notes, "; ")
 	}
 	out = fit(out, secs)
-	logf("action=block iteration=%d same_turn=%t reason_chars=%d", next, sameTurn, len([]rune(out.Reason)))
+	logf("action=block iteration=%d same_turn=%t rejected=%d reason_chars=%d", next, sameTurn, len(rejected), len([]rune(out.Reason)))
 	r.Output = out
 	return r
+}
+
+// State fields the Stop hook keeps: the highest finding seq it has told the
+// agent about, and the iteration it asked for the proactive scan of seed
+// 000's depth escalation rule.
+const (
+	findingsField  = "last_stop_finding"
+	proactiveField = "proactive_scan_iteration"
+)
+
+// maxRejected bounds the rejected lines one prompt lists.
+const maxRejected = 20
+
+// rejectedSummary is the rejected lines in one sentence, for the
+// systemMessage.
+func rejectedSummary(rejected []db.LocatedFinding) string {
+	parts := make([]string, 0, len(rejected))
+	for _, f := range rejected {
+		parts = append(parts, rejectedLine(f))
+	}
+	return fmt.Sprintf("%d %s rejected since the last iteration (kept in the file, not counted): %s",
+		len(rejected), journal.Plural(len(rejected), "line", "lines"), strings.Join(parts, " | "))
+}
+
+// rejectedLine is one rejected line: file:line: reason.
+func rejectedLine(f db.LocatedFinding) string {
+	return cut(oneLine(fmt.Sprintf("%s:%d: %s", f.Path, f.Line, f.Message)), 300)
+}
+
+// rejectedText is the lines rejected since the last Stop, for a teardown's
+// message ("" when none, or they cannot be read).
+func rejectedText(ctx context.Context, ix *journal.Index, st *loop.State) string {
+	mark, _, _ := st.Int(findingsField)
+	rejected, _, err := ix.Store.RejectedSince(ctx, mark, maxRejected)
+	if err != nil || len(rejected) == 0 {
+		return ""
+	}
+	return rejectedSummary(rejected)
 }
 
 // reporter returns how a hook run logs its line (logf sets r.Log, after
@@ -335,8 +452,10 @@ func turnDigest(in Input) string {
 }
 
 // teardownCause says why the loop must stop now, in the shared stop
-// vocabulary, or "" to go on.
-func teardownCause(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, in Input, decisionsBefore int64, now time.Time) (cause, detail string, err error) {
+// vocabulary, or "" to go on. A queue that cannot be read, or holds items
+// that cannot be decided as they are, is not empty: the loop goes on, and
+// the prompt says what to fix.
+func teardownCause(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, in Input, decisionsBefore int64, q *queue.Queue, qerr error, now time.Time) (cause, detail string, err error) {
 	if sentinelSeen(o.Sentinel, in) {
 		return "done", "the completion sentinel was written", nil
 	}
@@ -349,11 +468,7 @@ func teardownCause(ctx context.Context, ix *journal.Index, o ceo.LoopInfo, in In
 	if o.BudgetTokens > 0 && o.TokensUsed >= o.BudgetTokens {
 		return "budget-exhausted", fmt.Sprintf("%d of %d tokens used", o.TokensUsed, o.BudgetTokens), nil
 	}
-	q, err := queue.Read(ix.Project.Root, project.PendingFile)
-	if err != nil {
-		return "", "", err
-	}
-	if len(q.Requests) == 0 {
+	if qerr == nil && len(q.Requests) == 0 && len(q.Invalid) == 0 {
 		// The journal's size at the last stop (or the start) says whether
 		// the iteration recorded anything, whatever its lines' ts.
 		c, err := ix.Store.Counts(ctx)

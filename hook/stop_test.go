@@ -326,13 +326,14 @@ func TestStopCountsEveryTurn(t *testing.T) {
 	for _, last := range []string{"", "Iteration complete."} {
 		t.Run(fmt.Sprintf("last_assistant_message %q", last), func(t *testing.T) {
 			fx := newFixture(t)
-			fx.write(project.StateFile, state(1, 20))
+			// The journal's decisions go up to iteration 3.
+			fx.write(project.StateFile, state(3, 20))
 			var got []int64
 			for i := range 4 {
 				fx.stop(testNow.Add(time.Duration(i)*time.Minute), hook.Input{SessionID: "s1", StopHookActive: i > 0, LastAssistantMessage: last})
 				got = append(got, fx.orbit().Iteration)
 			}
-			if want := []int64{2, 3, 4, 5}; fmt.Sprint(got) != fmt.Sprint(want) {
+			if want := []int64{4, 5, 6, 7}; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("iterations after 4 turns = %v; want %v", got, want)
 			}
 		})

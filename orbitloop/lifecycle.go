@@ -231,9 +231,11 @@ type Stopped struct {
 	// what went wrong after the loop stopped without undoing the stop (a
 	// session lock that could not be freed).
 	Notes []string
-	// Progress is what the progress file now shows, the session summary
-	// at its end.
-	Progress ceo.Progress
+	// Progress is what orbit's part of the progress file now shows, the
+	// session summary in it; ProgressWrite says whether a progress file
+	// orbit could not parse was kept as a backup first.
+	Progress      ceo.Progress
+	ProgressWrite ProgressWrite
 }
 
 // Stop stops the ORBIT loop (see Session.Stop) under the state file's
@@ -333,7 +335,11 @@ func (s *Session) Stop(ctx context.Context, ix *journal.Index, opts StopOptions,
 	if res.Progress, err = ceo.GatherProgress(ctx, ix, now); err != nil {
 		return res, err
 	}
-	return res, WriteProgress(ix, res.Progress, true)
+	res.ProgressWrite, err = WriteProgress(ctx, ix, res.Progress)
+	if n := res.ProgressWrite.Note(); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	return res, err
 }
 
 // view is the loop as the unified view shows it now; a state file the view

@@ -153,11 +153,53 @@ func (r Request) Raw() json.RawMessage { return r.raw }
 // Queue is a queue file's requests.
 type Queue struct {
 	// Root is the project root the file is under ("" for none).
-	Root     string
-	Path     string
+	Root string
+	Path string
+	// Requests are the valid items, in file order.
 	Requests []Request
+	// Invalid are the items orbit cannot decide as they are (a field
+	// missing or not allowed, a duplicate id): they stay in the file,
+	// untouched, and every reader names them.
+	Invalid []Invalid
 	// Exists is false when there was no file (an empty queue).
 	Exists bool
+	// items are every item in file order, valid or not: what Bytes
+	// writes back.
+	items []item
+}
+
+// Invalid is a queue item orbit cannot decide as it is.
+type Invalid struct {
+	// Err names the file, the item (its position and id), the field and
+	// what is wrong with it (with the allowed values).
+	Err *Error
+	raw json.RawMessage
+}
+
+// Error is the fault, as one line.
+func (v Invalid) Error() string { return v.Err.Error() }
+
+// MarshalJSON is the fault as {"item", "id", "field", "error"}.
+func (v Invalid) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Item  int    `json:"item"`
+		ID    string `json:"id,omitempty"`
+		Field string `json:"field,omitempty"`
+		Error string `json:"error"`
+	}{v.Err.Item, v.Err.ID, v.Err.Field, v.Err.Error()})
+}
+
+// item is one item of the file: a request, or an invalid item.
+type item struct {
+	req     *Request
+	invalid *Invalid
+}
+
+func (it item) raw() json.RawMessage {
+	if it.req != nil {
+		return it.req.raw
+	}
+	return it.invalid.raw
 }
 
 // MaxFileBytes bounds a queue file.
@@ -165,8 +207,10 @@ const MaxFileBytes = 16 << 20
 
 // Read reads and validates the queue file at path (absolute, or relative to
 // the project root; opened as every project file is, project.Open). A
-// missing or empty file is an empty queue. Any fault is an error naming the
-// item and field, and nothing is changed.
+// missing or empty file is an empty queue. A file that is not a JSON array
+// is an error naming where it goes wrong. An item that is not a valid
+// request does not spoil the others: it is listed in Invalid (file, item,
+// id, field, allowed values) and kept in the file as it is.
 func Read(root, path string) (*Queue, error) {
 	path = project.Abs(root, path)
 	data, err := project.ReadFile(root, path, MaxFileBytes)
@@ -181,25 +225,54 @@ func Read(root, path string) (*Queue, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return q, nil
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
 		return nil, fileError(path, data, err)
 	}
 	seen := map[string]int{}
-	for i, raw := range items {
+	for i, raw := range raws {
 		req, err := ParseRequest(path, i+1, raw)
-		if err != nil {
-			return nil, err
-		}
-		if req.ID != "" {
+		if err == nil && req.ID != "" {
 			if first, dup := seen[req.ID]; dup {
-				return nil, &Error{Path: path, Item: i + 1, ID: req.ID, Field: "id", Msg: fmt.Sprintf("duplicate of item %d", first)}
+				err = &Error{Path: path, Item: i + 1, ID: req.ID, Field: "id", Msg: fmt.Sprintf("duplicate of item %d", first)}
+			} else {
+				seen[req.ID] = i + 1
 			}
-			seen[req.ID] = i + 1
 		}
-		q.Requests = append(q.Requests, req)
+		if err != nil {
+			var qe *Error
+			if !errors.As(err, &qe) {
+				return nil, err
+			}
+			q.items = append(q.items, item{invalid: &Invalid{Err: qe, raw: append(json.RawMessage(nil), bytes.TrimSpace(raw)...)}})
+			continue
+		}
+		q.items = append(q.items, item{req: &req})
 	}
+	q.index()
 	return q, nil
+}
+
+// index fills Requests and Invalid from items.
+func (q *Queue) index() {
+	q.Requests, q.Invalid = nil, nil
+	for _, it := range q.items {
+		if it.req != nil {
+			q.Requests = append(q.Requests, *it.req)
+		} else {
+			q.Invalid = append(q.Invalid, *it.invalid)
+		}
+	}
+}
+
+// FindInvalid returns the invalid item with id.
+func (q *Queue) FindInvalid(id string) (Invalid, bool) {
+	for _, v := range q.Invalid {
+		if id != "" && v.Err.ID == id {
+			return v, true
+		}
+	}
+	return Invalid{}, false
 }
 
 // fileError names where a queue file that is not an array of objects went
@@ -238,34 +311,36 @@ func Same(a, b Request) bool {
 	return bytes.Equal(a.raw, b.raw)
 }
 
-// Without returns the queue without the requests for which drop is true.
+// Without returns the queue without the requests for which drop is true;
+// invalid items stay.
 func (q *Queue) Without(drop func(Request) bool) *Queue {
-	out := &Queue{Path: q.Path, Exists: q.Exists}
-	for _, r := range q.Requests {
-		if !drop(r) {
-			out.Requests = append(out.Requests, r)
+	out := &Queue{Root: q.Root, Path: q.Path, Exists: q.Exists}
+	for _, it := range q.items {
+		if it.req == nil || !drop(*it.req) {
+			out.items = append(out.items, it)
 		}
 	}
+	out.index()
 	return out
 }
 
-// Bytes renders the queue as a two-space indented array, each request's
-// fields as they were read.
+// Bytes renders the queue as a two-space indented array, each item's
+// fields as they were read, invalid items included, in file order.
 func (q *Queue) Bytes() []byte {
-	if len(q.Requests) == 0 {
+	if len(q.items) == 0 {
 		return []byte("[]\n")
 	}
 	var b bytes.Buffer
 	b.WriteString("[\n")
-	for i, r := range q.Requests {
+	for i, it := range q.items {
 		b.WriteString("  ")
 		var v bytes.Buffer
-		if json.Indent(&v, r.raw, "  ", "  ") != nil {
+		if json.Indent(&v, it.raw(), "  ", "  ") != nil {
 			v.Reset()
-			v.Write(r.raw)
+			v.Write(it.raw())
 		}
 		b.Write(v.Bytes())
-		if i < len(q.Requests)-1 {
+		if i < len(q.items)-1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')

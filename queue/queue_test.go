@@ -187,7 +187,27 @@ func TestReadErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, "ceo-decisions-pending.json", tt.content)
 			q, err := read(t, path)
-			if err == nil {
+			if tt.item > 0 {
+				// A bad item spoils only itself: it is named, the others
+				// are read, and it stays in the file as it is.
+				if err != nil {
+					t.Fatalf("Read(%s) = %v; want the fault of item %d in Invalid, not an error", tt.content, err, tt.item)
+				}
+				if len(q.Invalid) != 1 {
+					t.Fatalf("Read(%s): %d invalid items; want 1", tt.content, len(q.Invalid))
+				}
+				var all []json.RawMessage
+				if err := json.Unmarshal([]byte(tt.content), &all); err != nil {
+					t.Fatal(err)
+				}
+				if len(q.Requests) != len(all)-1 {
+					t.Errorf("Read(%s): %d valid requests; want %d", tt.content, len(q.Requests), len(all)-1)
+				}
+				err = q.Invalid[0].Err
+				if got := string(q.Without(func(queue.Request) bool { return true }).Bytes()); strings.Count(got, "\n  ") < 1 || len(q.Invalid) != 1 {
+					t.Errorf("Bytes() after taking the valid items out = %s; want the invalid item kept", got)
+				}
+			} else if err == nil {
 				t.Fatalf("Read(%s) = %d requests, nil; want an error", tt.content, len(q.Requests))
 			}
 			var qe *queue.Error

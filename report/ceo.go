@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -48,46 +49,78 @@ func title1(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// ProgressMarkdown writes seed 000's progress file. What the next iteration
-// must see (queue status, next depth target, retrograde results, accuracy,
-// the alert) comes first, inside the 30 lines the Stop hook re-feeds
+// ProgressLines is how many lines ProgressMarkdown writes at most: with
+// the two lines that mark it in the file, orbit's part of the progress file
+// ends within its first 30 lines, all the Stop hook of seed 000 re-feeds
 // (gotcha 5).
+const ProgressLines = 28
+
+// ProgressMarkdown writes orbit's part of seed 000's progress file, at most
+// ProgressLines lines: what the next iteration must see (queue status and
+// next depth target, queue items that cannot be decided, retrograde
+// results, accuracy, the alert) first, then the iteration's summary and
+// the session's statistics; once the loop has stopped, the session
+// summary in their place.
 func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	maxIt := "?"
 	if p.Loop.MaxIterations > 0 {
 		maxIt = fmt.Sprint(p.Loop.MaxIterations)
 	}
 	started := p.Loop.StartedAt
-	if started == "" {
+	switch {
+	case started == "":
 		started = "-"
+	case p.Loop.StartedUnreadable:
+		started = fmt.Sprintf("%q (not a time; orbit first saw the loop at %s)", started, p.Loop.FirstSeenAt)
 	}
 	h := p.Trust
-	fmt.Fprintf(w, "# CEO-LOOP Progress — Iteration %d of %s\n\n", p.Iteration, maxIt)
+	stopped := p.Loop.HasState && !p.Loop.Active && p.Loop.StopReason != ""
+	title := fmt.Sprintf("# CEO-LOOP Progress — Iteration %d of %s", p.Iteration, maxIt)
+	if stopped {
+		title += fmt.Sprintf(" (finished: %s)", p.Loop.StopReason)
+	}
+	fmt.Fprintf(w, "%s\n\n", title)
 	fmt.Fprintf(w, "**Started**: %s | **Updated**: %s\n", started, p.Now.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "**Trust level**: %s | **Accuracy**: %s | last 20: %s | last 10: %s\n", h.Level, h.AccuracyText(), h.Last20.Text(), h.Last10.Text())
-	fmt.Fprintf(w, "**Depth escalation counter**: %d\n", p.Loop.EscalationCount)
+	esc := fmt.Sprintf("**Depth escalation counter**: %d", p.Loop.EscalationCount)
+	if p.Loop.EscalationCount >= ceo.EscalationLimit {
+		esc += " — proactive mode: trivial decisions only for 3 iterations in a row"
+	}
+	fmt.Fprintln(w, esc)
 	if warn := h.Warning(); warn != "" {
-		fmt.Fprintf(w, "\n%s\n", warn)
+		fmt.Fprintf(w, "%s\n", strings.ReplaceAll(warn, "\n", " "))
 	}
 	fmt.Fprintf(w, "\n## Queue Status\n")
-	fmt.Fprintf(w, "- Remaining pending decisions: %d\n", p.Pending)
+	pending := fmt.Sprintf("- Remaining pending decisions: %d", p.Pending)
+	if p.QueueErr != "" {
+		pending = "- Remaining pending decisions: unknown: " + truncate(text(p.QueueErr), 200)
+	}
+	if n := len(p.Invalid); n > 0 {
+		pending += fmt.Sprintf(" (and %d that cannot be decided as written: %s)", n, truncate(text(p.Invalid[0].Error()), 200))
+	}
+	fmt.Fprintln(w, pending)
 	next := p.NextDepth
 	if next == "" {
 		next = "none (queue empty)"
 	}
 	fmt.Fprintf(w, "- Next depth target: %s\n", next)
 	fmt.Fprintf(w, "- Estimated iterations to completion: %d\n", estimate(p))
-	for i, r := range p.Queue {
-		if i == 3 {
-			break
+	if len(p.Queue) > 0 {
+		r := p.Queue[0]
+		line := fmt.Sprintf("- Next: %s (%s, %s impact)", text(r.Title), r.Category, r.Impact)
+		if len(p.Queue) > 1 {
+			line += fmt.Sprintf(" and %d more", len(p.Queue)-1)
 		}
-		fmt.Fprintf(w, "- Next: %s (%s, %s impact)\n", text(r.Title), r.Category, r.Impact)
+		fmt.Fprintln(w, truncate(line, 200))
 	}
 	fmt.Fprintf(w, "\n## Retrograde Results\n")
 	if len(p.Latest) == 0 {
 		fmt.Fprintf(w, "- none recorded yet\n")
 	}
-	for _, e := range p.Latest {
+	for i, e := range p.Latest {
+		if i == 3 {
+			break
+		}
 		line := fmt.Sprintf("- %s: %s", e.DecisionID, e.Outcome)
 		if e.Evidence != "" {
 			line += " — " + text(e.Evidence)
@@ -96,6 +129,24 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	}
 	fmt.Fprintf(w, "- Stale (PENDING > %d iterations): %d\n", ceo.DefaultStaleIterations, p.Stale)
 
+	s := p.Session
+	if stopped {
+		fmt.Fprintf(w, "\n## Session Complete — ORBIT Loop Finished\n")
+		dur := "unknown"
+		if !p.Loop.Started.IsZero() {
+			dur = fmt.Sprintf("%.0f minutes", p.Now.Sub(p.Loop.Started).Minutes())
+		}
+		fmt.Fprintf(w, "- Iterations: %d of %s | Duration: %s | Stopped: %s at %s\n", p.Iteration, maxIt, dur, p.Loop.StopReason, p.Loop.StoppedAt)
+		fmt.Fprintf(w, "- Decisions made: %d (Auto-approved: %d | Deep: %d | Escalated: %d)\n", s.Total, s.Auto, s.Deep, s.Escalated)
+		fmt.Fprintf(w, "- Decision accuracy this session: %s\n", sessionAccuracy(s))
+		queue := "EMPTY"
+		if p.Pending > 0 {
+			queue = fmt.Sprintf("%d remaining", p.Pending)
+		}
+		fmt.Fprintf(w, "- Queue status: %s\n", queue)
+		fmt.Fprintf(w, "- Next session: Re-run /forge:ceo-loop (or `orbit loop start`) when decisions accumulate.\n")
+		return
+	}
 	fmt.Fprintf(w, "\n## Iteration %d Summary\n", p.Iteration)
 	it := p.ThisIter
 	verdict := "all APPROVED"
@@ -104,18 +155,24 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 	}
 	fmt.Fprintf(w, "- Decisions: %d (trivial batch: %d — %s)\n", it.Total, it.Trivial, verdict)
 	if p.Focus != nil {
-		fmt.Fprintf(w, "- Deep focus: %s (%s) — %s\n  Reason: %s\n", text(p.Focus.Input), p.Focus.Depth, p.Focus.Decision, text(p.Focus.Reason))
+		fmt.Fprintln(w, truncate(fmt.Sprintf("- Deep focus: %s (%s) — %s", text(p.Focus.Input), p.Focus.Depth, p.Focus.Decision), 240))
+		fmt.Fprintln(w, truncate("  Reason: "+text(p.Focus.Reason), 240))
 	} else {
 		fmt.Fprintf(w, "- Deep focus: none\n")
 	}
-
-	s := p.Session
 	fmt.Fprintf(w, "\n## Session Statistics\n")
-	fmt.Fprintf(w, "- Total decisions this session: %d\n", s.Total)
-	fmt.Fprintf(w, "- Auto-approved: %d\n", s.Auto)
-	fmt.Fprintf(w, "- Deep decisions: %d\n", s.Deep)
-	fmt.Fprintf(w, "- Escalated to human: %d\n", s.Escalated)
-	fmt.Fprintf(w, "- Incorrect (retrograde): %d\n", s.Incorrect)
+	fmt.Fprintf(w, "- Total decisions this session: %d | Auto-approved: %d | Deep decisions: %d | Escalated to human: %d | Incorrect (retrograde): %d\n",
+		s.Total, s.Auto, s.Deep, s.Escalated, s.Incorrect)
+}
+
+// sessionAccuracy is the accuracy of the session's decisions with an
+// outcome, as the session summary says it.
+func sessionAccuracy(s db.SessionStats) string {
+	scored := trust.NewWindow(int(s.Correct), int(s.Incorrect))
+	if scored.N == 0 {
+		return "n/a (no verified decisions)"
+	}
+	return fmt.Sprintf("%.1f%% (%d/%d)", scored.Accuracy*100, scored.Correct, scored.N)
 }
 
 // estimate is how many iterations the queue needs: one deep item each, the
@@ -144,11 +201,7 @@ func SessionSummary(w io.Writer, p ceo.Progress) {
 		dur = fmt.Sprintf("%.0f minutes", p.Now.Sub(p.Loop.Started).Minutes())
 	}
 	s := p.Session
-	scored := trust.NewWindow(int(s.Correct), int(s.Incorrect))
-	acc := "n/a (no verified decisions)"
-	if scored.N > 0 {
-		acc = fmt.Sprintf("%.1f%% (%d/%d)", scored.Accuracy*100, scored.Correct, scored.N)
-	}
+	acc := sessionAccuracy(s)
 	queue := "EMPTY"
 	if p.Pending > 0 {
 		queue = fmt.Sprintf("%d remaining", p.Pending)

@@ -15,6 +15,7 @@ import (
 	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
+	"github.com/orbit-loop/orbit/queue"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -316,4 +317,53 @@ func TestProgressIterationSummary(t *testing.T) {
 	if strings.Contains(line, "trivial batch: 1 — 1 REJECTED") {
 		t.Errorf("iteration summary %q reports the deep focus's rejection as a rejection in the trivial batch (which approved its only item)", line)
 	}
+}
+
+// TestProgressMarkdownFits: orbit's part of the progress file, with
+// everything it can hold at once (both alerts, a queue item that cannot be
+// decided, several retrograde results, a deep focus, or the session
+// summary of a stopped loop), stays within ProgressLines, so that with its
+// two marker lines it ends within the first 30 lines (gotcha 5).
+func TestProgressMarkdownFits(t *testing.T) {
+	p := gather(t, newProject(t, "project"))
+	p.Trust.Level, p.Trust.Alert = trust.Demoted, true
+	p.Trust.Last10, p.Trust.Last20 = trust.NewWindow(3, 7), trust.NewWindow(10, 10)
+	p.Loop.EscalationCount = 4
+	p.Loop.StartedAt, p.Loop.StartedUnreadable, p.Loop.FirstSeenAt = "$STARTED", true, "2026-03-09T12:00:00Z"
+	p.Latest = append(p.Latest, p.Latest...)
+	q, err := queueWithInvalid(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Invalid = q
+	for _, stopped := range []bool{false, true} {
+		p.Loop.HasState, p.Loop.Active, p.Loop.StopReason = true, !stopped, ""
+		if stopped {
+			p.Loop.StopReason, p.Loop.StoppedAt = "done", "2026-03-09T12:30:00Z"
+		}
+		var b bytes.Buffer
+		report.ProgressMarkdown(&b, p)
+		if n := strings.Count(b.String(), "\n"); n > report.ProgressLines {
+			t.Errorf("stopped %t: %d lines; want at most %d:\n%s", stopped, n, report.ProgressLines, b.String())
+		}
+		for _, w := range []string{"TRUST CALIBRATION ALERT", "cannot be decided as written", `"$STARTED"`, "proactive mode"} {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("stopped %t: lacks %q:\n%s", stopped, w, b.String())
+			}
+		}
+	}
+}
+
+// queueWithInvalid reads a queue whose second item cannot be decided.
+func queueWithInvalid(tb testing.TB) ([]queue.Invalid, error) {
+	dir := tb.TempDir()
+	path := filepath.Join(dir, "pending.json")
+	if err := os.WriteFile(path, []byte(`[{"id":"a","title":"t","category":"quality","impact":"low","reversible":true},{"id":"b","title":"u","category":"qualty","impact":"low","reversible":true}]`), 0o644); err != nil {
+		return nil, err
+	}
+	q, err := queue.Read("", path)
+	if err != nil {
+		return nil, err
+	}
+	return q.Invalid, nil
 }

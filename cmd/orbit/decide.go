@@ -11,6 +11,7 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 )
 
@@ -181,10 +182,20 @@ func decideRun(ctx context.Context, opts *decideOptions) error {
 		if err != nil {
 			return inputError(err)
 		}
-		if opts.JSON.on {
-			return opts.JSON.write(f.IO.Out, res)
+		for _, v := range res.Invalid {
+			fmt.Fprintf(f.IO.ErrOut, "orbit: left in the queue, not decided: %s\n", v.Error())
 		}
-		report.QueueResult(f.IO.Out, res)
+		if opts.JSON.on {
+			if err := opts.JSON.write(f.IO.Out, res); err != nil {
+				return err
+			}
+		} else {
+			report.QueueResult(f.IO.Out, res)
+		}
+		if len(res.Invalid) > 0 {
+			// Done, but found problems.
+			return &findingsError{msg: fmt.Sprintf("%d queue %s left untouched: fix %s, then decide again", len(res.Invalid), journal.Plural(len(res.Invalid), "item", "items"), project.PendingFile)}
+		}
 		return nil
 	}
 	reqs := []ceo.Request{opts.Req}

@@ -145,7 +145,33 @@ func TestDoctorFindings(t *testing.T) {
 			},
 			wantCode: exitFindings,
 			want: []doctorCheck{{Level: "problem", Subject: pendingRel, Finding: underRoot(pendingRel) + `: item 1: impact: "huge" is not allowed (allowed: low, medium, high)`,
-				Fix: "fix the item named; `orbit decide --queue` refuses a malformed queue and leaves it untouched"}},
+				Fix: "fix the item: it stays in the queue untouched, and every other item is decided"}},
+		},
+		{
+			// Issue 15, point 6: the upstream initial state's placeholder.
+			name: "started_at placeholder",
+			setup: func(p *testProject) {
+				p.write(stateRel, strings.Replace(loopState(5, 20), `"2026-03-09T11:50:00Z"`, `"$STARTED"`, 1))
+			},
+			wantCode: exitFindings,
+			want: []doctorCheck{{Level: "problem", Subject: stateRel, Finding: `started_at "$STARTED" is not a time (no first sight recorded yet: the next Stop or decision records one)`,
+				Fix: "set started_at to when the loop began (RFC 3339), or `orbit loop start --force`"}},
+		},
+		{
+			// Issue 15, point 1: counters from before orbit, then adopted.
+			name: "counters from before orbit",
+			setup: func(p *testProject) {
+				p.write(stateRel, strings.Replace(loopState(5, 20), `"correct_decisions": 2`, `"correct_decisions": 47`, 1))
+			},
+			wantCode: exitOK,
+			want:     []doctorCheck{{Level: "warning", Subject: stateRel, Finding: "counters: 47 correct, 1 incorrect, of which no outcome in the journal explains 45, 0: not yet adopted"}},
+		},
+		{
+			name:     "queue that is not an array",
+			setup:    func(p *testProject) { p.write(pendingRel, `{"title":"x"}`) },
+			wantCode: exitFindings,
+			want: []doctorCheck{{Level: "problem", Subject: pendingRel,
+				Fix: "fix the file: nothing in it can be decided until it is a JSON array of requests"}},
 		},
 		{
 			name:     "malformed state",

@@ -117,7 +117,7 @@ func TestStopFacesSameSideEffects(t *testing.T) {
 				t.Errorf("state counters %v/%v; want the journal's 2/1", st["correct_decisions"], st["incorrect_decisions"])
 			}
 			prog := p.read(progressRel)
-			if prog == fixtureProgress || !strings.Contains(prog, "\n## Session Complete\n") || !strings.Contains(prog, "[CEO-LOOP] Session Complete") {
+			if prog == fixtureProgress || !strings.Contains(prog, "\n## Session Complete — ORBIT Loop Finished\n- Iterations: 6 of 20 |") {
 				t.Errorf("progress file has no session summary:\n%s", prog)
 			}
 			evs := stopEvents(t, p)
