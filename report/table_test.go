@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// TestTableGrid: the boxed and markdown tables at their edges, as
-// olekukonko/tablewriter drew them before writeGrid replaced it (the
-// golden files of the commands hold the common case): cells trimmed,
-// widths by display width, short rows padded, rows without cells skipped,
-// no header, no rows, nothing at all.
+// TestTableGrid: the boxed and markdown tables at their edges, as orbit's
+// commands print them through olekukonko/tablewriter (the golden files of
+// the commands hold the common case): cells trimmed, widths by display
+// width, short rows padded, rows without cells skipped, no header, no
+// rows, nothing at all; control characters escaped before tablewriter
+// sees them.
 func TestTableGrid(t *testing.T) {
 	tests := []struct {
 		name    string
