@@ -78,7 +78,7 @@ func runDecode(ctx context.Context, e *Env) (string, error) {
 		// syncs (decodes) two new lines on every run.
 		v.hook = &contender{name: d.name, run: hp.run(v.bin, func(int) error {
 			appended += 2
-			return appendDecisions(journal, 500000+appended/2, 2)
+			return appendDecisions(journal, appended/2, hp.iter, 2)
 		})}
 		e.Logf("decode: %s: ParseDecision benchmark", d.name)
 		if v.perLine, err = parseDecisionBench(ctx, e, d); err != nil {
@@ -152,16 +152,17 @@ func hookDelta(a, b time.Duration) string {
 	return fmt.Sprintf("takes %s more", Dur(d))
 }
 
-// appendDecisions appends n valid decisions of iteration it to journal.
-func appendDecisions(journal string, it, n int) error {
+// appendDecisions appends n valid decisions of iteration it to journal,
+// their ids unique by run.
+func appendDecisions(journal string, run, it, n int) error {
 	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, `{"id":"iter-%d-%d","iteration":%d,"ts":"2026-03-08T10:%02d:00Z","tier":"auto_approve","depth":"trivial","category":"quality","input":"Add ESLint rule eqeqeq (bench %d)","decision":"APPROVED","reason":"Auto-approved: low impact and reversible.","next_action":"","verification":"PENDING","retrograde":{"previous_id":null,"outcome":"N/A"}}`+"\n",
-			it, i, it, i%60, it)
+		fmt.Fprintf(&b, `{"id":"bench-%d-%d","iteration":%d,"ts":"2026-03-08T10:%02d:00Z","tier":"auto_approve","depth":"trivial","category":"quality","input":"Add ESLint rule eqeqeq (bench %d)","decision":"APPROVED","reason":"Auto-approved: low impact and reversible.","next_action":"","verification":"PENDING","retrograde":{"previous_id":null,"outcome":"N/A"}}`+"\n",
+			run, i, it, i%60, run)
 	}
 	if _, err := f.Write(b.Bytes()); err != nil {
 		f.Close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,13 +57,14 @@ const hookStopProgress = `# CEO-LOOP Progress — Iteration 7 of 20
 `
 
 // hookStopState is the state both hooks start from on every run: seed
-// 000's example at iteration 7 of 20 with orbit's fields, started now with
-// a limit neither reaches.
-func hookStopState(started time.Time, decisions int) []byte {
+// 000's example with orbit's fields at iteration it (the journal's last,
+// which orbit would otherwise go on from) of it+13, started now with a
+// limit neither reaches.
+func hookStopState(started time.Time, decisions, it int) []byte {
 	return fmt.Appendf(nil, `{
   "active": true,
-  "iteration": 7,
-  "max_iterations": 20,
+  "iteration": %d,
+  "max_iterations": %d,
   "time_limit_minutes": 600,
   "started_at": %q,
   "trust_level": "standard",
@@ -74,14 +76,14 @@ func hookStopState(started time.Time, decisions int) []byte {
   "tokens_used": 0,
   "last_stop_decisions": %d
 }
-`, started.UTC().Format(time.RFC3339), decisions)
+`, it, it+13, started.UTC().Format(time.RFC3339), decisions)
 }
 
 // runHookStop times one Stop hook call as Claude Code makes it, a whole
 // process reading the hook's JSON on stdin: `orbit hook stop` against the
 // bash hook it replaces, on the same project and the same state (reset
-// before every run, so that both always take the continue path: iteration
-// 7 → 8 and a block with the re-fed prompt).
+// before every run, so that both always take the continue path: from the
+// journal's last iteration to the next and a block with the re-fed prompt).
 func runHookStop(ctx context.Context, e *Env) (string, error) {
 	var notes []string
 	script := ""
@@ -136,7 +138,7 @@ func runHookStop(ctx context.Context, e *Env) (string, error) {
 				cmd.Stdin = bytes.NewReader(hp.input)
 				s, err := Measure(cmd)
 				if err == nil {
-					err = checkBlock(s.Stdout, "CEO-LOOP iteration 8 of 20.", hp.statePath)
+					err = hp.checkBlock(s.Stdout, "CEO-LOOP")
 				}
 				return s, err
 			}}
@@ -169,8 +171,8 @@ func runHookStop(ctx context.Context, e *Env) (string, error) {
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "One Stop hook call as Claude Code makes it: a whole process reading the hook's JSON on stdin, in a project whose ORBIT loop is active at iteration 7 of 20 with 3 requests queued. "+
-		"`orbit hook stop` finds the project from the input's cwd, takes the loop's lock, syncs the index, checks the sentinel, the limits and the queue, moves the state to iteration 8 and prints the re-fed prompt "+
+	fmt.Fprintf(&b, "One Stop hook call as Claude Code makes it: a whole process reading the hook's JSON on stdin, in a project whose ORBIT loop is active at the journal's last iteration, 13 before its limit, with 3 requests queued. "+
+		"`orbit hook stop` finds the project from the input's cwd, takes the loop's lock, syncs the index, checks the sentinel, the limits and the queue, moves the state to the next iteration and prints the re-fed prompt "+
 		"(queue, retrograde results, accuracy and trust from the index, stale decisions, the top of the progress file). "+
 		"The script is seed 000's `ceo-loop-stop.sh` reproduced from its description (`%s`: one jq read of the state, python3 for the elapsed time, jq to write the next iteration, `head -30` of the progress file, `tail -1` of the journal, jq -n to print). "+
 		"The state file is reset before every run, so both always take the continue path. %d rounds, the commands interleaved, after %d untimed rounds.\n\n",
@@ -192,11 +194,13 @@ func runHookStop(ctx context.Context, e *Env) (string, error) {
 	return b.String(), nil
 }
 
-// hookStopProject is a project whose ORBIT loop is active at iteration 7
-// of 20 with 3 requests queued, and the Stop hook's input for it.
+// hookStopProject is a project whose ORBIT loop is active at its
+// journal's last iteration with 3 requests queued, and the Stop hook's
+// input for it.
 type hookStopProject struct {
 	e         *Env
 	dir       string
+	iter      int // the state's iteration: the journal's last
 	input     []byte
 	state     []byte
 	statePath string
@@ -210,7 +214,12 @@ func (e *Env) newHookStopProject(n int, started time.Time) (*hookStopProject, er
 	if err != nil {
 		return nil, err
 	}
-	hp := &hookStopProject{e: e, dir: dir, state: hookStopState(started, n), statePath: filepath.Join(dir, project.StateFile)}
+	it, err := lastIteration(JournalPath(dir))
+	if err != nil {
+		return nil, err
+	}
+	hp := &hookStopProject{e: e, dir: dir, iter: max(it, 7), statePath: filepath.Join(dir, project.StateFile)}
+	hp.state = hookStopState(started, n, hp.iter)
 	for rel, data := range map[string][]byte{
 		project.StateFile:    hp.state,
 		project.PendingFile:  []byte(hookStopQueue),
@@ -231,8 +240,8 @@ func (e *Env) newHookStopProject(n int, started time.Time) (*hookStopProject, er
 	return hp, os.WriteFile(filepath.Join(dir, "input.json"), append(hp.input, '\n'), 0o644)
 }
 
-// reset puts the state back at iteration 7, so that every run takes the
-// continue path.
+// reset puts the state back at its iteration, so that every run takes
+// the continue path.
 func (hp *hookStopProject) reset() error { return os.WriteFile(hp.statePath, hp.state, 0o644) }
 
 // run returns a contender's run of `bin hook stop` on the project; before
@@ -251,15 +260,40 @@ func (hp *hookStopProject) run(bin string, prepare func(round int) error) func(i
 		cmd.Stdin = bytes.NewReader(hp.input)
 		s, err := Measure(cmd)
 		if err == nil {
-			err = checkBlock(s.Stdout, "ORBIT loop — iteration 8 of 20.", hp.statePath)
+			err = hp.checkBlock(s.Stdout, "ORBIT loop —")
 		}
 		return s, err
 	}
 }
 
+// lastIteration is the highest iteration of the decisions in journal.
+func lastIteration(journal string) (int, error) {
+	f, err := os.Open(journal)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	it := 0
+	dec := json.NewDecoder(f)
+	for {
+		var d struct {
+			Iteration int `json:"iteration"`
+		}
+		if err := dec.Decode(&d); err == io.EOF {
+			return it, nil
+		} else if err != nil {
+			return 0, fmt.Errorf("%s: %w", journal, err)
+		}
+		it = max(it, d.Iteration)
+	}
+}
+
 // checkBlock makes sure a hook took the continue path: a block whose
-// reason starts with prefix, and the state file's iteration at 8.
-func checkBlock(stdout []byte, prefix, statePath string) error {
+// reason starts with name and "iteration N of M.", the next iteration, and
+// the state file's iteration at N.
+func (hp *hookStopProject) checkBlock(stdout []byte, name string) error {
+	next := hp.iter + 1
+	prefix := fmt.Sprintf("%s iteration %d of %d.", name, next, hp.iter+13)
 	var o struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
@@ -270,7 +304,7 @@ func checkBlock(stdout []byte, prefix, statePath string) error {
 	if o.Decision != "block" || !strings.HasPrefix(o.Reason, prefix) {
 		return fmt.Errorf("hook did not continue: %s", tail(string(stdout), 300))
 	}
-	data, err := os.ReadFile(statePath)
+	data, err := os.ReadFile(hp.statePath)
 	if err != nil {
 		return err
 	}
@@ -280,8 +314,8 @@ func checkBlock(stdout []byte, prefix, statePath string) error {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return err
 	}
-	if st.Iteration != 8 {
-		return fmt.Errorf("hook left the iteration at %d; want 8", st.Iteration)
+	if st.Iteration != next {
+		return fmt.Errorf("hook left the iteration at %d; want %d", st.Iteration, next)
 	}
 	return nil
 }
