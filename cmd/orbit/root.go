@@ -5,8 +5,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/orbit-loop/orbit/project"
 	"github.com/spf13/cobra"
+
+	"github.com/orbit-loop/orbit/project"
 )
 
 // extraCommands are commands only some builds have (`make man`'s).
@@ -117,30 +118,6 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return flagErrorf("%s", msg)
-}
-
-// newCmdHelp is cobra's help command, except that an unknown topic is a
-// usage error rather than a line on stdout and exit 0.
-func newCmdHelp() *cobra.Command {
-	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "Help about any command",
-		Long:  "Help provides help for any command in the application.\nSimply type orbit help [path to command] for full details.",
-		RunE: func(c *cobra.Command, args []string) error {
-			cmd, rest, err := c.Root().Find(args)
-			if err != nil {
-				return flagErrorf("%v", err)
-			}
-			if len(rest) > 0 {
-				// Find stops at the deepest known command: the rest names
-				// a subcommand it does not have.
-				return unknownSubcommand(cmd, rest)
-			}
-			cmd.InitDefaultHelpFlag()
-			cmd.InitDefaultVersionFlag()
-			return cmd.Help()
-		},
-	}
 }
 
 // version is the module version the binary was built from.
