@@ -14,9 +14,12 @@ import (
 type Shown struct {
 	journal.DecisionView
 	// File is the decision's journal file, relative to the project root.
-	File       string              `json:"file"`
-	Events     []journal.EventView `json:"events"`
-	Precedents []precedent.Hit     `json:"precedents"`
+	File   string              `json:"file"`
+	Events []journal.EventView `json:"events"`
+	// Voids are the decision's void events in order (the last says
+	// whether it is voided): [] for a decision never voided.
+	Voids      []journal.VoidView `json:"voids"`
+	Precedents []precedent.Hit    `json:"precedents"`
 }
 
 // Show gathers one decision; found is false when no decision has the id.
@@ -25,7 +28,7 @@ func Show(ctx context.Context, ix *journal.Index, id string, k int) (Shown, bool
 	if err != nil || !found {
 		return Shown{}, found, err
 	}
-	s := Shown{DecisionView: journal.ViewOf(&row), Events: []journal.EventView{}}
+	s := Shown{DecisionView: journal.ViewOf(&row), Events: []journal.EventView{}, Voids: []journal.VoidView{}}
 	files, err := ix.Store.Files(ctx)
 	if err != nil {
 		return s, true, err
@@ -41,6 +44,13 @@ func Show(ctx context.Context, ix *journal.Index, id string, k int) (Shown, bool
 	}
 	for i := range evs {
 		s.Events = append(s.Events, journal.EventOf(&evs[i]))
+	}
+	vs, err := ix.Store.DecisionVoids(ctx, id)
+	if err != nil {
+		return s, true, err
+	}
+	for i := range vs {
+		s.Voids = append(s.Voids, journal.VoidOf(&vs[i]))
 	}
 	res := Result{DecisionView: s.DecisionView}
 	if err := Similar(ctx, ix, &res, k); err != nil {

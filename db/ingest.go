@@ -67,6 +67,11 @@ type DecisionRow struct {
 	// OutcomeBy is the decision whose line carried that event ("" for a
 	// retrograde journal line).
 	OutcomeBy string `db:"outcome_by"`
+	// Voided is true when the decision's latest void event voids it; VoidTS
+	// and VoidReason are that event's ts and evidence ("" when not voided).
+	Voided     bool   `db:"voided"`
+	VoidTS     string `db:"void_ts"`
+	VoidReason string `db:"void_reason"`
 }
 
 // EventRow is an outcome event.
@@ -84,6 +89,20 @@ type EventRow struct {
 	// Raw is the line's text for events read from the retrograde journal
 	// (empty for a decision line's retrograde field).
 	Raw string `db:"raw"`
+}
+
+// VoidRow is a void event: a line of the retrograde journal that voids a
+// decision recorded by mistake (Void), or takes a void back.
+type VoidRow struct {
+	Seq        int64  `db:"seq"`
+	DecisionID string `db:"decision_id"`
+	Void       bool   `db:"void"`
+	AtNS       int64  `db:"at_ns"`
+	TS         string `db:"ts"`
+	Evidence   string `db:"evidence"`
+	FileID     int64  `db:"file_id"`
+	Line       int64  `db:"line"`
+	Raw        string `db:"raw"`
 }
 
 // FindingRow is a line that was rejected (error) or accepted with a remark
@@ -224,6 +243,22 @@ func (tx *Tx) InsertEvent(ctx context.Context, e *EventRow) error {
 	return err
 }
 
+const insertVoid = `INSERT INTO void_events (decision_id, void, at_ns, ts, evidence, file_id, line, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// InsertVoid appends a void event.
+func (tx *Tx) InsertVoid(ctx context.Context, v *VoidRow) error {
+	st, err := tx.stmt(ctx, insertVoid)
+	if err != nil {
+		return err
+	}
+	res, err := st.ExecContext(ctx, v.DecisionID, v.Void, v.AtNS, v.TS, v.Evidence, v.FileID, v.Line, v.Raw)
+	if err != nil {
+		return fmt.Errorf("index void of %s: %w", v.DecisionID, err)
+	}
+	v.Seq, err = res.LastInsertId()
+	return err
+}
+
 const insertFinding = `INSERT INTO findings (file_id, line, line_end, byte_offset, length, severity, code, record_id, message, excerpt)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
@@ -239,14 +274,30 @@ func (tx *Tx) InsertFinding(ctx context.Context, f *FindingRow) error {
 	return nil
 }
 
-// Marks returns the highest decision and outcome event sequence numbers,
-// the marks IndexText and RefreshOutcomes take.
-func (tx *Tx) Marks(ctx context.Context) (decision, event int64, err error) {
-	err = tx.QueryRowxContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM decisions), (SELECT coalesce(max(seq), 0) FROM outcome_events)`).Scan(&decision, &event)
+// Marks are the highest decision, outcome event and void event sequence
+// numbers: what IndexText, RefreshOutcomes and RefreshVoids take.
+type Marks struct {
+	Decision, Event, Void int64
+}
+
+// Marks returns the index's marks.
+func (tx *Tx) Marks(ctx context.Context) (Marks, error) {
+	var m Marks
+	err := tx.QueryRowxContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM decisions), (SELECT coalesce(max(seq), 0) FROM outcome_events),
+		(SELECT coalesce(max(seq), 0) FROM void_events)`).Scan(&m.Decision, &m.Event, &m.Void)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read index marks: %w", err)
+		return m, fmt.Errorf("read index marks: %w", err)
 	}
-	return decision, event, nil
+	return m, nil
+}
+
+// countedSeq is the decision_seq of decision_outcomes for the decision whose
+// id is the expression given: the decision's seq, or NULL while the
+// decision is not indexed or is voided. The totals' triggers count a
+// current outcome only with a decision_seq, so a void takes the decision
+// out of every trust figure, and taking the void back puts it in again.
+func countedSeq(id string) string {
+	return `(SELECT d.seq FROM decisions d WHERE d.id = ` + id + ` AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void))`
 }
 
 // RefreshOutcomes folds the events added after eventMark into the current
@@ -254,19 +305,38 @@ func (tx *Tx) Marks(ctx context.Context) (decision, event int64, err error) {
 // (at_ns, src_rank, line) order), and attaches waiting outcomes to the
 // decisions added after decisionMark. Two statements per batch.
 func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64) error {
-	_, err := tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = (SELECT d.seq FROM decisions d WHERE d.id = decision_outcomes.decision_id)
+	_, err := tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = `+countedSeq("decision_outcomes.decision_id")+`
 		WHERE decision_seq IS NULL AND EXISTS (SELECT 1 FROM decisions d WHERE d.id = decision_outcomes.decision_id AND d.seq > ?)`, decisionMark)
 	if err != nil {
 		return fmt.Errorf("refresh outcomes: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
-		SELECT e.decision_id, (SELECT d.seq FROM decisions d WHERE d.id = e.decision_id), e.outcome, e.seq, e.at_ns, e.src_rank, e.line
+		SELECT e.decision_id, `+countedSeq("e.decision_id")+`, e.outcome, e.seq, e.at_ns, e.src_rank, e.line
 		FROM outcome_events e WHERE e.seq > ?
 		ON CONFLICT (decision_id) DO UPDATE SET outcome = excluded.outcome, event_seq = excluded.event_seq,
 			at_ns = excluded.at_ns, src_rank = excluded.src_rank, line = excluded.line
 		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (decision_outcomes.at_ns, decision_outcomes.src_rank, decision_outcomes.line)`, eventMark)
 	if err != nil {
 		return fmt.Errorf("refresh outcomes: %w", err)
+	}
+	return nil
+}
+
+// RefreshVoids folds the void events added after mark into the current
+// voids (the latest in (at_ns, line) order wins), and counts or uncounts
+// the current outcomes of the decisions they name.
+func (tx *Tx) RefreshVoids(ctx context.Context, mark int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decision_voids (decision_id, void, event_seq, at_ns, line)
+		SELECT decision_id, void, seq, at_ns, line FROM void_events WHERE seq > ? ORDER BY seq
+		ON CONFLICT (decision_id) DO UPDATE SET void = excluded.void, event_seq = excluded.event_seq, at_ns = excluded.at_ns, line = excluded.line
+		WHERE (excluded.at_ns, excluded.line) > (decision_voids.at_ns, decision_voids.line)`, mark)
+	if err != nil {
+		return fmt.Errorf("refresh voids: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = `+countedSeq("decision_outcomes.decision_id")+`
+		WHERE decision_id IN (SELECT decision_id FROM void_events WHERE seq > ?)`, mark)
+	if err != nil {
+		return fmt.Errorf("refresh voids: %w", err)
 	}
 	return nil
 }
@@ -296,21 +366,30 @@ func (tx *Tx) ResetDecisions(ctx context.Context, fileID int64) error {
 			SELECT 'delete', seq, input, reason, next_action, context FROM decisions WHERE file_id = ?`,
 		`DELETE FROM decisions WHERE file_id = ?`,
 		`DELETE FROM outcome_events WHERE file_id = ?`,
+		`DELETE FROM void_events WHERE file_id = ?`,
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
 			return fmt.Errorf("reset file %d: %w", fileID, err)
 		}
 	}
-	// Current outcomes and the totals are recomputed from what remains.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM decision_outcomes`); err != nil {
-		return fmt.Errorf("reset file %d: %w", fileID, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
-			SELECT decision_id, (SELECT d.seq FROM decisions d WHERE d.id = decision_id), outcome, seq, at_ns, src_rank, line FROM (
+	// Current voids, outcomes and the totals are recomputed from what
+	// remains.
+	for _, q := range []string{
+		`DELETE FROM decision_outcomes`,
+		`DELETE FROM decision_voids`,
+		`INSERT INTO decision_voids (decision_id, void, event_seq, at_ns, line)
+			SELECT decision_id, void, seq, at_ns, line FROM (
+				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, line DESC) AS rn
+				FROM void_events) WHERE rn = 1`,
+		`INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
+			SELECT e.decision_id, ` + countedSeq("e.decision_id") + `, e.outcome, e.seq, e.at_ns, e.src_rank, e.line FROM (
 				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
-				FROM outcome_events) WHERE rn = 1`); err != nil {
-		return fmt.Errorf("reset file %d: %w", fileID, err)
+				FROM outcome_events) e WHERE e.rn = 1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("reset file %d: %w", fileID, err)
+		}
 	}
 	return tx.RecomputeTotals(ctx)
 }
@@ -406,6 +485,38 @@ func (s *Store) OrphanEvents(ctx context.Context) ([]LocatedEvent, error) {
 	}
 	return out, nil
 }
+
+// OrphanVoids returns the void events added after mark whose decision is
+// not indexed.
+func (tx *Tx) OrphanVoids(ctx context.Context, mark int64) ([]VoidRow, error) {
+	var out []VoidRow
+	err := tx.SelectContext(ctx, &out, `SELECT `+voidCols+` FROM void_events e
+		WHERE e.seq > ? AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = e.decision_id)`, mark)
+	if err != nil {
+		return nil, fmt.Errorf("check void events: %w", err)
+	}
+	return out, nil
+}
+
+// LocatedVoid is a void event with the path of its file.
+type LocatedVoid struct {
+	VoidRow
+	Path string `db:"path"`
+}
+
+// OrphanVoids returns every void event whose decision is not indexed, with
+// the path of its file.
+func (s *Store) OrphanVoids(ctx context.Context) ([]LocatedVoid, error) {
+	var out []LocatedVoid
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+voidCols+`, f.path FROM void_events e JOIN journal_files f ON f.id = e.file_id
+		WHERE NOT EXISTS (SELECT 1 FROM decisions d WHERE d.id = e.decision_id) ORDER BY f.id, e.line`)
+	if err != nil {
+		return nil, fmt.Errorf("check void events: %w", err)
+	}
+	return out, nil
+}
+
+const voidCols = `e.seq, e.decision_id, e.void, e.at_ns, e.ts, e.evidence, e.file_id, e.line, e.raw`
 
 // LocatedEvent is an event with the path of its file.
 type LocatedEvent struct {

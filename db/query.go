@@ -72,8 +72,10 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
 	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome,
-	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence, coalesce(e.recorded_by, '') AS outcome_by
-	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq`
+	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence, coalesce(e.recorded_by, '') AS outcome_by,
+	coalesce(v.void, 0) AS voided, CASE WHEN v.void THEN ve.ts ELSE '' END AS void_ts, CASE WHEN v.void THEN ve.evidence ELSE '' END AS void_reason
+	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq
+	LEFT JOIN decision_voids v ON v.decision_id = d.id LEFT JOIN void_events ve ON ve.seq = v.event_seq`
 
 // DecisionFilter narrows a listing of decisions.
 type DecisionFilter struct {
@@ -333,8 +335,8 @@ func (s *Store) Stats(ctx context.Context, f StatsFilter) (SessionStats, error) 
 		coalesce(sum(d.decision = 'APPROVED'), 0) AS approved,
 		coalesce(sum(d.decision = 'REJECTED'), 0) AS rejected,
 		coalesce(sum(d.decision = 'NEEDS_REVIEW'), 0) AS review,
-		coalesce(sum(o.outcome = 'CORRECT'), 0) AS correct,
-		coalesce(sum(o.outcome = 'INCORRECT'), 0) AS incorrect,
+		coalesce(sum(o.outcome = 'CORRECT' AND o.decision_seq IS NOT NULL), 0) AS correct,
+		coalesce(sum(o.outcome = 'INCORRECT' AND o.decision_seq IS NOT NULL), 0) AS incorrect,
 		coalesce(sum(d.depth = 'trivial' AND d.decision = 'REJECTED'), 0) AS trivial_rejected,
 		coalesce(sum(d.depth = 'trivial' AND d.decision = 'NEEDS_REVIEW'), 0) AS trivial_review
 		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE 1`
@@ -392,6 +394,18 @@ func (s *Store) DecisionEvents(ctx context.Context, id string) ([]Event, error) 
 	return out, nil
 }
 
+// DecisionVoids returns every void event for a decision, in event order
+// (the last one says whether it is voided).
+func (s *Store) DecisionVoids(ctx context.Context, id string) ([]LocatedVoid, error) {
+	var out []LocatedVoid
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+voidCols+`, f.path FROM void_events e JOIN journal_files f ON f.id = e.file_id
+		WHERE e.decision_id = ? ORDER BY e.at_ns, e.line`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read voids of %s: %w", id, err)
+	}
+	return out, nil
+}
+
 // StaleFilter selects decisions still without an outcome.
 type StaleFilter struct {
 	// BeforeIteration keeps decisions of iterations below it (0: any).
@@ -418,7 +432,8 @@ func (f StaleFilter) CountCap() int64 {
 // or a PENDING one) matching f, oldest first (by iteration, or by time, as
 // f filters; then by journal position), and how many match in all.
 func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, int64, error) {
-	where := ` WHERE coalesce(o.outcome, 'PENDING') = 'PENDING'`
+	// A voided decision is never stale: there is nothing to verify.
+	where := ` WHERE coalesce(o.outcome, 'PENDING') = 'PENDING' AND NOT coalesce(v.void, 0)`
 	var args []any
 	if f.BeforeIteration > 0 {
 		where += ` AND d.iteration < ?`
@@ -436,7 +451,8 @@ func (s *Store) Unverified(ctx context.Context, f StaleFilter) ([]DecisionRow, i
 	// a scan, and "more than 10,000" is all a report needs.
 	var total int64
 	countArgs := append(append([]any(nil), args...), f.CountCap())
-	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM (SELECT 1 FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id`+where+` LIMIT ?)`, countArgs...); err != nil {
+	if err := s.DB.GetContext(ctx, &total, `SELECT count(*) FROM (SELECT 1 FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id
+		LEFT JOIN decision_voids v ON v.decision_id = d.id`+where+` LIMIT ?)`, countArgs...); err != nil {
 		return nil, 0, fmt.Errorf("count unverified decisions: %w", err)
 	}
 	// Oldest first in the order of the filter's own index (iteration or
@@ -551,7 +567,8 @@ type DecisionText struct {
 }
 
 // DecisionTexts returns the text full-text search indexes of the decisions
-// at the given journal positions.
+// at the given journal positions, leaving out voided decisions (no one's
+// precedent).
 func (s *Store) DecisionTexts(ctx context.Context, seqs []int64) ([]DecisionText, error) {
 	if len(seqs) == 0 {
 		return nil, nil
@@ -561,8 +578,8 @@ func (s *Store) DecisionTexts(ctx context.Context, seqs []int64) ([]DecisionText
 		return nil, err
 	}
 	var out []DecisionText
-	if err := s.DB.SelectContext(ctx, &out, `SELECT seq, input, reason, next_action, context FROM decisions
-		WHERE seq IN (SELECT value FROM json_each(?))`, string(arr)); err != nil {
+	if err := s.DB.SelectContext(ctx, &out, `SELECT seq, input, reason, next_action, context FROM decisions d
+		WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`, string(arr)); err != nil {
 		return nil, fmt.Errorf("read decision text: %w", err)
 	}
 	return out, nil

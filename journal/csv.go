@@ -12,7 +12,7 @@ import (
 
 // csvFields are the CSV columns `orbit export --format csv` writes that are
 // journal fields, in the line's order; a nested field is parent.child. The
-// derived columns (outcome, outcome_ts, evidence, line) are not the line's
+// derived columns (outcome, outcome_ts, evidence, voided, void_reason, line) are not the line's
 // and are not read back.
 var csvFields = []string{"id", "iteration", "ts", "tier", "depth", "category", "input", "decision", "reason", "next_action",
 	"verification", "retrograde.previous_id", "retrograde.outcome", "confidence", "requestor", "context", "request_id"}

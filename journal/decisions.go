@@ -1,9 +1,11 @@
 package journal
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/project"
@@ -38,31 +40,31 @@ func (k decisionKind) Name() string {
 
 func (k decisionKind) Decode(text []byte) Decoded {
 	if k.retro {
-		p, warns, bad := ParseOutcome(text)
-		return Decoded{Record: p, ID: p.DecisionID, Warnings: warns, Reject: bad}
+		return ParseRetro(text)
 	}
 	p, warns, bad := ParseDecision(text)
 	return Decoded{Record: p, ID: p.ID, Warnings: warns, Reject: bad}
 }
 
 func (k decisionKind) Begin(ctx context.Context, tx *db.Tx, st *db.FileState) (Batch, error) {
-	dmark, emark, err := tx.Marks(ctx)
+	marks, err := tx.Marks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &decisionBatch{tx: tx, st: st, dmark: dmark, emark: emark}, nil
+	return &decisionBatch{tx: tx, st: st, marks: marks}, nil
 }
 
 func (decisionKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
 	return tx.ResetDecisions(ctx, fileID)
 }
 
-// Records are the decisions of a file and the outcome lines of the
-// retrograde journal (a decision line's retrograde field is part of its
+// Records are the decisions of a file and the outcome and void lines of
+// the retrograde journal (a decision line's retrograde field is part of its
 // decision, not a line of its own).
 func (decisionKind) Records() string {
 	return `SELECT line, raw AS text, id AS record_id FROM decisions WHERE file_id = ?1
-		UNION ALL SELECT line, raw, decision_id FROM outcome_events WHERE file_id = ?1 AND src_rank = 1`
+		UNION ALL SELECT line, raw, decision_id FROM outcome_events WHERE file_id = ?1 AND src_rank = 1
+		UNION ALL SELECT line, raw, decision_id FROM void_events WHERE file_id = ?1`
 }
 
 // Check finds the outcome events of a file whose decision is not in the
@@ -71,6 +73,13 @@ func (decisionKind) Check(ctx context.Context, store *db.Store, st db.FileState)
 	orphans, err := store.OrphanEvents(ctx)
 	if err != nil {
 		return nil, err
+	}
+	voids, err := store.OrphanVoids(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range voids {
+		orphans = append(orphans, db.LocatedEvent{EventRow: db.EventRow{DecisionID: v.DecisionID, FileID: v.FileID, Line: v.Line}, Path: v.Path})
 	}
 	var out []Problem
 	for _, o := range orphans {
@@ -83,6 +92,7 @@ func (decisionKind) Check(ctx context.Context, store *db.Store, st db.FileState)
 		}
 		out = append(out, orphanProblem(o.Path, int(o.Line), int(o.Line), field, o.DecisionID))
 	}
+	slices.SortStableFunc(out, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 	return out, nil
 }
 
@@ -90,12 +100,13 @@ func (decisionKind) Check(ctx context.Context, store *db.Store, st db.FileState)
 type decisionBatch struct {
 	tx *db.Tx
 	st *db.FileState
-	// dmark and emark are the last decision and event before the batch.
-	dmark, emark int64
-	decisions    int
+	// marks are the last decision, outcome event and void before the batch.
+	marks     db.Marks
+	decisions int
 	// events are the outcome events added in this transaction, by seq, for
-	// the check that their decisions exist.
+	// the check that their decisions exist; voids the void events.
 	events map[int64]eventSource
+	voids  map[int64]Chunk
 }
 
 type eventSource struct {
@@ -104,6 +115,9 @@ type eventSource struct {
 }
 
 func (b *decisionBatch) Apply(ctx context.Context, c Chunk, d Decoded) (*Problem, error) {
+	if v, ok := d.Record.(ParsedVoid); ok {
+		return nil, b.void(ctx, c, v)
+	}
 	if p, ok := d.Record.(ParsedOutcome); ok {
 		if !p.TSTime.IsZero() {
 			b.st.LastTSNS = p.TSTime.UnixNano()
@@ -154,6 +168,24 @@ func (b *decisionBatch) event(ctx context.Context, c Chunk, decisionID, outcome,
 	return nil
 }
 
+// void records a void event for a decision at the current event time of
+// the file, as event does for an outcome.
+func (b *decisionBatch) void(ctx context.Context, c Chunk, v ParsedVoid) error {
+	if !v.TSTime.IsZero() {
+		b.st.LastTSNS = v.TSTime.UnixNano()
+	}
+	row := db.VoidRow{DecisionID: v.DecisionID, Void: v.Void, AtNS: b.st.LastTSNS, TS: v.TS, Evidence: v.Evidence,
+		FileID: b.st.ID, Line: int64(c.Line), Raw: string(c.Text)}
+	if err := b.tx.InsertVoid(ctx, &row); err != nil {
+		return err
+	}
+	if b.voids == nil {
+		b.voids = map[int64]Chunk{}
+	}
+	b.voids[row.Seq] = c
+	return nil
+}
+
 // Done indexes the batch's text, folds its events into the current
 // outcomes, and reports the events whose decision is not in the journal:
 // one query for the whole batch. That warning is not stored, since whether
@@ -161,27 +193,42 @@ func (b *decisionBatch) event(ctx context.Context, c Chunk, decisionID, outcome,
 // the index as it stands.
 func (b *decisionBatch) Done(ctx context.Context) ([]Problem, error) {
 	if b.decisions > 0 {
-		if err := b.tx.IndexText(ctx, b.dmark); err != nil {
+		if err := b.tx.IndexText(ctx, b.marks.Decision); err != nil {
 			return nil, err
 		}
 	}
-	if b.decisions == 0 && len(b.events) == 0 {
+	if len(b.voids) > 0 {
+		if err := b.tx.RefreshVoids(ctx, b.marks.Void); err != nil {
+			return nil, err
+		}
+	}
+	if b.decisions == 0 && len(b.events) == 0 && len(b.voids) == 0 {
 		return nil, nil
 	}
-	if err := b.tx.RefreshOutcomes(ctx, b.dmark, b.emark); err != nil {
-		return nil, err
-	}
-	if len(b.events) == 0 {
-		return nil, nil
-	}
-	orphans, err := b.tx.OrphanEvents(ctx, b.emark)
-	if err != nil {
+	if err := b.tx.RefreshOutcomes(ctx, b.marks.Decision, b.marks.Event); err != nil {
 		return nil, err
 	}
 	var out []Problem
-	for _, o := range orphans {
-		if src, ok := b.events[o.Seq]; ok {
-			out = append(out, orphanProblem(b.st.Path, src.c.Line, src.c.LineEnd, src.field, o.DecisionID))
+	if len(b.events) > 0 {
+		orphans, err := b.tx.OrphanEvents(ctx, b.marks.Event)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range orphans {
+			if src, ok := b.events[o.Seq]; ok {
+				out = append(out, orphanProblem(b.st.Path, src.c.Line, src.c.LineEnd, src.field, o.DecisionID))
+			}
+		}
+	}
+	if len(b.voids) > 0 {
+		orphans, err := b.tx.OrphanVoids(ctx, b.marks.Void)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range orphans {
+			if c, ok := b.voids[o.Seq]; ok {
+				out = append(out, orphanProblem(b.st.Path, c.Line, c.LineEnd, "decision_id", o.DecisionID))
+			}
 		}
 	}
 	return out, nil

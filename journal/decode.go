@@ -398,6 +398,27 @@ func (l *lexer) optString(field string, dst **string) error {
 	return nil
 }
 
+// optBool decodes a boolean field: nil for null.
+func (l *lexer) optBool(field string, dst **bool) error {
+	if isNull, err := l.null(); isNull || err != nil {
+		*dst = nil
+		return err
+	}
+	if l.kind() != "boolean" {
+		return l.mistyped(field, "boolean")
+	}
+	v := l.b[l.i] == 't'
+	lit := "false"
+	if v {
+		lit = "true"
+	}
+	if err := l.literal(lit); err != nil {
+		return err
+	}
+	*dst = &v
+	return nil
+}
+
 // anyString decodes a value that is kept only when it is a string.
 func (l *lexer) anyString(dst *string) error {
 	if l.i < len(l.b) && l.b[l.i] == '"' {

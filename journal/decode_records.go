@@ -85,6 +85,8 @@ func decodeOutcome(text []byte, w *wireOutcome) error {
 			return l.optString("outcome", &w.Outcome)
 		case "evidence":
 			return l.optString("evidence", &w.Evidence)
+		case "void":
+			return l.optBool("void", &w.Void)
 		}
 		return l.skip()
 	})

@@ -77,6 +77,18 @@ type OutcomeRecord struct {
 	Evidence   string `json:"evidence,omitempty"`
 }
 
+// VoidRecord is a line of the retrograde journal that voids a decision
+// recorded by mistake (Void true), or takes a void back (Void false). The
+// decision's line stays in the journal; a voided decision counts in no
+// trust figure, is no one's precedent and is never stale. Evidence, why,
+// is required.
+type VoidRecord struct {
+	TS         string `json:"ts"`
+	DecisionID string `json:"decision_id"`
+	Void       bool   `json:"void"`
+	Evidence   string `json:"evidence"`
+}
+
 // rejected is why a record is rejected, not yet located in a file: the
 // follower names the file and the line.
 func rejected(code, msg string) *Problem {
@@ -234,6 +246,54 @@ type wireOutcome struct {
 	DecisionID *string `json:"decision_id"`
 	Outcome    *string `json:"outcome"`
 	Evidence   *string `json:"evidence"`
+	Void       *bool   `json:"void"`
+}
+
+// ParsedVoid is a void record read from the retrograde journal.
+type ParsedVoid struct {
+	VoidRecord
+	TSTime time.Time
+}
+
+// ParseRetro decodes and validates one line of the retrograde journal: an
+// outcome (ParsedOutcome) or, when it has a void field, a void
+// (ParsedVoid).
+func ParseRetro(text []byte) Decoded {
+	var w wireOutcome
+	if bad := decodeObject(text, func(b []byte) error { return decodeOutcome(b, &w) }); bad != nil {
+		return Decoded{Record: ParsedOutcome{}, Reject: bad}
+	}
+	if w.Void == nil {
+		p, warns, bad := checkOutcome(w)
+		return Decoded{Record: p, ID: p.DecisionID, Warnings: warns, Reject: bad}
+	}
+	p, warns, bad := checkVoid(w)
+	return Decoded{Record: p, ID: p.DecisionID, Warnings: warns, Reject: bad}
+}
+
+// checkVoid validates a void line: a decision id and why, and no outcome
+// (a line voids a decision or judges it, not both).
+func checkVoid(w wireOutcome) (ParsedVoid, []Problem, *Problem) {
+	var missing []string
+	if w.DecisionID == nil || *w.DecisionID == "" {
+		missing = append(missing, "decision_id")
+	}
+	if w.Evidence == nil || strings.TrimSpace(*w.Evidence) == "" {
+		missing = append(missing, "evidence")
+	}
+	if len(missing) > 0 {
+		return ParsedVoid{}, nil, rejected(CodeMissing, fmt.Sprintf("missing required %s: %s (a void says why)", Plural(len(missing), "field", "fields"), strings.Join(missing, ", ")))
+	}
+	if w.Outcome != nil {
+		return ParsedVoid{}, nil, rejected(CodeRange, "a line either voids a decision (void) or gives its outcome (outcome), not both")
+	}
+	if msg := checkID(*w.DecisionID); msg != "" {
+		return ParsedVoid{}, nil, rejected(CodeRange, "decision_"+msg)
+	}
+	p := ParsedVoid{VoidRecord: VoidRecord{DecisionID: *w.DecisionID, Void: *w.Void, Evidence: *w.Evidence}}
+	var warns []Problem
+	p.TS, p.TSTime, warns = parseTS(w.TS, nil)
+	return p, warns, nil
 }
 
 // ParseOutcome decodes and validates one line of the retrograde journal.
@@ -242,6 +302,11 @@ func ParseOutcome(text []byte) (ParsedOutcome, []Problem, *Problem) {
 	if bad := decodeObject(text, func(b []byte) error { return decodeOutcome(b, &w) }); bad != nil {
 		return ParsedOutcome{}, nil, bad
 	}
+	return checkOutcome(w)
+}
+
+// checkOutcome validates an outcome line.
+func checkOutcome(w wireOutcome) (ParsedOutcome, []Problem, *Problem) {
 	var missing []string
 	if w.DecisionID == nil || *w.DecisionID == "" {
 		missing = append(missing, "decision_id")

@@ -15,6 +15,11 @@ type DecisionView struct {
 	// gave the current outcome (null without one).
 	OutcomeTS string `json:"outcome_ts,omitempty"`
 	Evidence  string `json:"evidence,omitempty"`
+	// Voided is true when the decision was voided (recorded by mistake: it
+	// stays in the journal, out of trust, precedents and stale), and
+	// VoidReason is why (null when not voided).
+	Voided     bool   `json:"voided"`
+	VoidReason string `json:"void_reason,omitempty"`
 	// Line is where the decision's line is in its journal file (1-based;
 	// 0 for a decision not written).
 	Line int64 `json:"line"`
@@ -38,7 +43,8 @@ func DecisionOf(r *db.DecisionRow) Decision {
 
 // ViewOf is the decision an index row holds, as it is shown.
 func ViewOf(r *db.DecisionRow) DecisionView {
-	return DecisionView{Decision: DecisionOf(r), Outcome: r.Outcome, OutcomeTS: r.OutcomeTS, Evidence: r.OutcomeEvidence, Line: r.Line}
+	return DecisionView{Decision: DecisionOf(r), Outcome: r.Outcome, OutcomeTS: r.OutcomeTS, Evidence: r.OutcomeEvidence,
+		Voided: r.Voided, VoidReason: r.VoidReason, Line: r.Line}
 }
 
 // NewView is a decision just made, before any outcome.
@@ -64,4 +70,20 @@ type EventView struct {
 func EventOf(e *db.Event) EventView {
 	return EventView{OutcomeRecord: OutcomeRecord{TS: e.TS, DecisionID: e.DecisionID, Outcome: e.Outcome, Evidence: e.Evidence},
 		RecordedBy: e.RecordedBy, File: e.Path, Line: e.Line}
+}
+
+// VoidView is a void event as every command and endpoint shows it: the
+// retrograde journal line's fields exactly (VoidRecord), then where it was
+// read.
+type VoidView struct {
+	VoidRecord
+	// File and Line are where the event's line is, File relative to the
+	// project root.
+	File string `json:"file"`
+	Line int64  `json:"line"`
+}
+
+// VoidOf is the void event an index row holds.
+func VoidOf(v *db.LocatedVoid) VoidView {
+	return VoidView{VoidRecord: VoidRecord{TS: v.TS, DecisionID: v.DecisionID, Void: v.Void, Evidence: v.Evidence}, File: v.Path, Line: v.Line}
 }

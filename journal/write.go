@@ -147,16 +147,28 @@ func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids
 // RecordOutcome appends an outcome to the retrograde journal under its lock
 // and syncs it.
 func (ix *Index) RecordOutcome(ctx context.Context, rec OutcomeRecord) (SyncReport, error) {
+	return ix.appendRetro(ctx, &rec, "outcome for "+rec.DecisionID)
+}
+
+// RecordVoid appends a void (or a void taken back) to the retrograde
+// journal under its lock and syncs it.
+func (ix *Index) RecordVoid(ctx context.Context, rec VoidRecord) (SyncReport, error) {
+	return ix.appendRetro(ctx, &rec, "void of "+rec.DecisionID)
+}
+
+// appendRetro appends one record to the retrograde journal and syncs it;
+// what names the record in errors.
+func (ix *Index) appendRetro(ctx context.Context, rec any, what string) (SyncReport, error) {
 	path := ix.fileOf(KindRetro)
 	if path == "" {
-		return SyncReport{}, fmt.Errorf("record outcome: no retrograde journal configured")
+		return SyncReport{}, fmt.Errorf("record %s: no retrograde journal configured", what)
 	}
-	line, err := Marshal(&rec)
+	line, err := Marshal(rec)
 	if err != nil {
 		return SyncReport{}, err
 	}
 	if err := checkLine(line); err != nil {
-		return SyncReport{}, fmt.Errorf("outcome for %s: %w", rec.DecisionID, err)
+		return SyncReport{}, fmt.Errorf("%s: %w", what, err)
 	}
 	app, err := OpenAppender(ix.Project.Root, ix.Project.Path(path))
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 )
 
 // wantTools are the tools orbit mcp lists (by name, as the SDK lists them).
-var wantTools = []string{"decide", "knowledge_match", "loop_status", "precedent", "queue", "retro", "stale", "trust"}
+var wantTools = []string{"decide", "knowledge_match", "loop_status", "precedent", "queue", "retro", "stale", "trust", "void"}
 
 // TestGoClient drives the real binary through the Go SDK's client over the
 // command transport: it lists the tools, records a decision, an outcome,
@@ -179,6 +179,22 @@ func TestGoClient(t *testing.T) {
 	var matches []json.RawMessage
 	if text := mustCall(t, ctx, s, "knowledge_match", map[string]any{"text": "Error: Cannot find module 'x'"}, &matches); len(matches) != 0 || text != "no known solution" {
 		t.Errorf("knowledge_match without a registry = %d, %q; want none", len(matches), text)
+	}
+
+	// A decision recorded by mistake, voided: an event in the retrograde
+	// journal, out of trust (iter-3-3's CORRECT no longer counts).
+	var v struct {
+		ID      string `json:"decision_id"`
+		Void    bool   `json:"void"`
+		Written bool   `json:"written"`
+		Line    int    `json:"line"`
+	}
+	text = mustCall(t, ctx, s, "void", map[string]any{"id": "iter-3-3", "evidence": "a test decision"}, &v)
+	if v.ID != "iter-3-3" || !v.Void || !v.Written || v.Line != 2 || !strings.HasPrefix(text, "iter-3-3: voided (.claude/ceo-loop-retrograde.jsonl:2)\nAccuracy: 2/3 = 66.7%") {
+		t.Errorf("void = %+v, %q; want iter-3-3 voided at line 2, trust without it", v, text)
+	}
+	if retro := p.lines(retroRel); len(retro) != 2 || !strings.Contains(retro[1], `"decision_id":"iter-3-3","void":true,"evidence":"a test decision"`) {
+		t.Errorf("retrograde journal = %q; want the void line after the outcome", retro)
 	}
 
 	p.orbit("", 0, "verify")

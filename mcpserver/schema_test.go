@@ -15,6 +15,7 @@ func TestSchemasMatchArguments(t *testing.T) {
 	args := map[string]any{
 		"decide": decideArgs{}, "retro": retroArgs{}, "queue": queueArgs{}, "precedent": precedentArgs{},
 		"trust": trustArgs{}, "stale": staleArgs{}, "loop_status": struct{}{}, "knowledge_match": knowledgeArgs{},
+		"void": voidArgs{},
 	}
 	if len(args) != len(tools) {
 		t.Fatalf("%d argument types for %d tools", len(args), len(tools))

@@ -26,6 +26,8 @@ var tools = []tool{
 		desc: "Record a decision (orbit decide): depth classified, tier from impact x reversibility at the current trust level; auto_approve defaults to APPROVED, escalate to NEEDS_REVIEW, other tiers need decision and reason. request: decide that queued item instead (its fields come from the queue)."},
 	{name: hook.ToolRetro, run: runRetro, schema: retroSchema,
 		desc: "Record whether an earlier decision proved right (orbit retro), as an outcome event."},
+	{name: toolVoid, run: runVoid, schema: voidSchema,
+		desc: "Void a decision recorded by mistake (orbit void), as an event: it stays in the journal, out of trust, precedents and stale; evidence says why; undo takes a void back."},
 	{name: hook.ToolQueue, run: runQueue, schema: queueSchema,
 		desc: "The pending queue: list it; process: decide every trivial item in one batch and name the deep focus (orbit decide --queue)."},
 	{name: hook.ToolPrecedent, run: runPrecedent, schema: precedentSchema,
@@ -160,6 +162,45 @@ func runRetro(ctx context.Context, h *handlers, raw json.RawMessage) (result, er
 	}
 	var b strings.Builder
 	report.Retro(&b, res, a.DryRun)
+	warn(&b, res.Warnings)
+	return result{value: res, text: b.String()}, nil
+}
+
+// --- void ---
+
+// toolVoid is not in the Stop hook's prompt: voiding corrects a mistake, it
+// is no step of the loop.
+const toolVoid = "void"
+
+type voidArgs struct {
+	ID       string `json:"id"`
+	Evidence string `json:"evidence"`
+	Undo     bool   `json:"undo"`
+	DryRun   bool   `json:"dry_run"`
+}
+
+var voidSchema = object{props: []prop{
+	{name: "id", typ: "string", desc: "the decision's id"},
+	{name: "evidence", typ: "string", desc: "why the decision was recorded by mistake"},
+	{name: "undo", typ: "boolean", desc: "take a void back"},
+	{name: "dry_run", typ: "boolean"},
+}, required: []string{"id", "evidence"}}
+
+func runVoid(ctx context.Context, h *handlers, raw json.RawMessage) (result, error) {
+	var a voidArgs
+	if err := decode(raw, &a, voidSchema); err != nil {
+		return result{}, err
+	}
+	ix, err := h.opts.Synced(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	res, err := ceo.Void(ctx, ix, a.ID, a.Evidence, a.Undo, ceo.Options{DryRun: a.DryRun, Now: h.opts.Now})
+	if err != nil {
+		return result{}, err
+	}
+	var b strings.Builder
+	report.Void(&b, res, a.DryRun)
 	warn(&b, res.Warnings)
 	return result{value: res, text: b.String()}, nil
 }

@@ -244,6 +244,27 @@ func Retro(w io.Writer, res ceo.RetroResult, dryRun bool) {
 	}
 }
 
+// Void prints what voiding a decision (or taking a void back) did.
+func Void(w io.Writer, res ceo.VoidResult, dryRun bool) {
+	what := "voided"
+	if !res.Void {
+		what = "void taken back"
+	}
+	switch {
+	case res.Written:
+		fmt.Fprintf(w, "%s: %s (%s:%d)\n", Escape(res.DecisionID), what, res.File, res.Line)
+	case dryRun && res.WasVoided != res.Void:
+		fmt.Fprintf(w, "%s: would be %s\n", Escape(res.DecisionID), what)
+	default:
+		fmt.Fprintf(w, "%s: unchanged, nothing written\n", Escape(res.DecisionID))
+	}
+	h := res.Trust
+	fmt.Fprintln(w, h.Summary())
+	if warn := h.Warning(); warn != "" {
+		fmt.Fprintln(w, warn)
+	}
+}
+
 // QueueResult prints what processing the queue did: the trivial items
 // decided in one batch, and the deep focus left for the agent.
 func QueueResult(w io.Writer, res ceo.QueueResult) {

@@ -23,7 +23,7 @@ func ConfidenceText(c *float64) string {
 func DecisionTable(ds []journal.DecisionView) *Table {
 	t := &Table{Header: []string{"ID", "ITER", "TS", "TIER", "DEPTH", "CATEGORY", "DECISION", "CONF", "OUTCOME", "INPUT"}}
 	for _, d := range ds {
-		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.TS, d.Tier, d.Depth, d.Category, d.Decision.Decision, ConfidenceText(d.Confidence), d.Outcome, d.Input)
+		t.Append(d.ID, strconv.FormatInt(d.Iteration, 10), d.TS, d.Tier, d.Depth, d.Category, d.Decision.Decision, ConfidenceText(d.Confidence), outcomeCell(d), d.Input)
 	}
 	return t
 }
@@ -150,4 +150,13 @@ func DecisionsMarkdown(w io.Writer, ds []journal.DecisionView) error {
 		return nil
 	}
 	return t.Markdown(w)
+}
+
+// outcomeCell is a decision's outcome in a table: VOIDED for a decision
+// voided (recorded by mistake), whatever its outcome.
+func outcomeCell(d journal.DecisionView) string {
+	if d.Voided {
+		return "VOIDED"
+	}
+	return d.Outcome
 }

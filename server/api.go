@@ -33,6 +33,7 @@ var routes = []route{
 	{"GET", "/api/v1/decisions/{id}", false, (*Server).handleDecision},
 	{"POST", "/api/v1/decisions", true, (*Server).handleDecide},
 	{"POST", "/api/v1/retro", true, (*Server).handleRetro},
+	{"POST", "/api/v1/void", true, (*Server).handleVoid},
 	{"GET", "/api/v1/precedent", false, (*Server).handlePrecedent},
 	{"GET", "/api/v1/trust", false, (*Server).handleTrust},
 	{"GET", "/api/v1/trust/chart.svg", false, (*Server).handleTrustChart},
@@ -346,6 +347,45 @@ func (s *Server) handleRetro(w http.ResponseWriter, r *http.Request) {
 	}
 	s.changed()
 	writeJSON(w, http.StatusCreated, res)
+}
+
+// VoidRequest is the body of POST /api/v1/void.
+type VoidRequest struct {
+	ID       string `json:"id"`
+	Evidence string `json:"evidence"`
+	Undo     bool   `json:"undo"`
+}
+
+// handleVoid voids a decision recorded by mistake (or takes a void back)
+// through ceo.Void, as orbit void does: 201 with what was written, 200 when
+// the decision already was as asked.
+func (s *Server) handleVoid(w http.ResponseWriter, r *http.Request) {
+	var req VoidRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	_, err := s.ix.Sync(r.Context(), journal.SyncOptions{})
+	var res ceo.VoidResult
+	if err == nil {
+		res, err = ceo.Void(r.Context(), s.ix, req.ID, req.Evidence, req.Undo, ceo.Options{Now: s.cfg.Now})
+	}
+	s.mu.Unlock()
+	if err != nil {
+		var ie *ceo.InputError
+		if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
+			problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
+			return
+		}
+		inputProblem(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Written {
+		s.changed()
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, res)
 }
 
 func (s *Server) handlePrecedent(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
@@ -80,7 +81,7 @@ func (f Filter) describe() string {
 		parts = append(parts, "category "+f.Category)
 	}
 	if f.SinceNS != 0 {
-		parts = append(parts, "since a time")
+		parts = append(parts, "since "+sinceText(f.SinceNS))
 	}
 	if f.Window > 0 {
 		parts = append(parts, fmt.Sprintf("last %d scored", f.Window))
@@ -88,12 +89,24 @@ func (f Filter) describe() string {
 	return strings.Join(parts, ", ")
 }
 
+// sinceText is the time a filter starts at, in UTC: the date alone when
+// it is midnight (--since 7d, --since 2026-03-21), else to the second.
+func sinceText(ns int64) string {
+	t := time.Unix(0, ns).UTC()
+	if t.Equal(t.Truncate(24 * time.Hour)) {
+		return t.Format(time.DateOnly)
+	}
+	return t.Format("2006-01-02 15:04:05 UTC")
+}
+
 // loadAggregates reads the derived tables; iterations bounds the trend to
 // the latest ones (0: all), so that its cost does not grow with history.
 func loadAggregates(ctx context.Context, store *db.Store, iterations int) (Aggregates, error) {
 	var a Aggregates
 	q := store.DB
-	if err := q.GetContext(ctx, &a.Decisions, `SELECT coalesce(sum(records), 0) FROM journal_files WHERE kind = 'decisions'`); err != nil {
+	// Voided decisions are not counted: they were recorded by mistake.
+	if err := q.GetContext(ctx, &a.Decisions, `SELECT (SELECT coalesce(sum(records), 0) FROM journal_files WHERE kind = 'decisions')
+		- (SELECT count(*) FROM decision_voids v JOIN decisions d ON d.id = v.decision_id WHERE v.void)`); err != nil {
 		return a, fmt.Errorf("trust: %w", err)
 	}
 	if err := q.SelectContext(ctx, &a.Cells, `SELECT category, tier, depth, requestor, correct, incorrect FROM trust_cells WHERE correct + incorrect > 0`); err != nil {
@@ -125,7 +138,7 @@ func loadAggregates(ctx context.Context, store *db.Store, iterations int) (Aggre
 }
 
 func loadFiltered(ctx context.Context, store *db.Store, f Filter) (Aggregates, error) {
-	where := ` WHERE 1`
+	where := ` WHERE NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`
 	var args []any
 	if f.Category != "" {
 		where += ` AND d.category = ?`

@@ -88,6 +88,7 @@ func newContractEnv(t *testing.T) *contractEnv {
 	t.Helper()
 	p := projectWith(t, "journal.jsonl")
 	p.mustRun("retro", "iter-3-1", "INCORRECT", "--evidence", "rolled back <canary> & reverted")
+	p.mustRun("void", "iter-1-1", "--evidence", "recorded by a <test> run")
 	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
 	f.Now = func() time.Time { return testNow }
 	f.Getenv = func(string) string { return "" }
@@ -182,6 +183,25 @@ func TestContractReads(t *testing.T) {
 			t.Errorf("GET decisions/iter-3-1 = %s; want outcome INCORRECT with its evidence, time, file:line and one event", api)
 		}
 	})
+	t.Run("show voided", func(t *testing.T) {
+		res := e.mustRun("show", "--json", "iter-1-1")
+		validate(t, "orbit show --json", schema("DecisionDetail"), []byte(res.stdout), false)
+		api := e.get(t, "/api/v1/decisions/iter-1-1")
+		if !sameJSONValue(t, []byte(res.stdout), api) {
+			t.Errorf("orbit show iter-1-1 and GET /api/v1/decisions/iter-1-1 differ:\nCLI %s\nAPI %s", res.stdout, api)
+		}
+		var d struct {
+			Voided     bool
+			VoidReason string `json:"void_reason"`
+			Outcome    string
+			Voids      []map[string]any
+		}
+		json.Unmarshal(api, &d)
+		if !d.Voided || d.VoidReason != "recorded by a <test> run" || d.Outcome != "CORRECT" || len(d.Voids) != 1 ||
+			d.Voids[0]["void"] != true || d.Voids[0]["line"] != 2.0 || d.Voids[0]["file"] != ".claude/ceo-loop-retrograde.jsonl" {
+			t.Errorf("GET decisions/iter-1-1 = %s; want voided with its reason, its outcome kept, and its void event", api)
+		}
+	})
 }
 
 // TestContractWrites: decide and retro answer the one form of what they
@@ -208,14 +228,22 @@ func TestContractWrites(t *testing.T) {
 	res = e.mustRun("retro", "--json", "iter-3-3", "CORRECT", "--evidence", "CI <green>")
 	validate(t, "orbit retro --json", schema("Retro"), []byte(res.stdout), false)
 	json.Unmarshal([]byte(res.stdout), &cli)
-	if cli["decision_id"] != "iter-3-3" || cli["outcome"] != "CORRECT" || cli["evidence"] != "CI <green>" || cli["file"] != ".claude/ceo-loop-retrograde.jsonl" || cli["line"] != 2.0 {
+	if cli["decision_id"] != "iter-3-3" || cli["outcome"] != "CORRECT" || cli["evidence"] != "CI <green>" || cli["file"] != ".claude/ceo-loop-retrograde.jsonl" || cli["line"] != 3.0 {
 		t.Errorf("retro --json = %s; want the event's fields at the top level", res.stdout)
+	}
+
+	res = e.mustRun("void", "--json", "iter-3-3", "--evidence", "a <test> decision")
+	validate(t, "orbit void --json", schema("Void"), []byte(res.stdout), false)
+	json.Unmarshal([]byte(res.stdout), &cli)
+	if cli["decision_id"] != "iter-3-3" || cli["void"] != true || cli["evidence"] != "a <test> decision" || cli["written"] != true || cli["line"] != 4.0 {
+		t.Errorf("void --json = %s; want the void event's fields at the top level, written", res.stdout)
 	}
 
 	// The API's answers to the same requests have the same fields.
 	for _, tt := range []struct{ path, body, schema, cliOut string }{
 		{"/api/v1/decisions", `{"title":"Pin <eslint> & prettier","category":"quality","impact":"low","reversible":true}`, "Decided", ""},
 		{"/api/v1/retro", `{"id":"iter-3-2","outcome":"CORRECT","evidence":"CI <green>"}`, "Retro", ""},
+		{"/api/v1/void", `{"id":"iter-3-2","evidence":"a <test> decision"}`, "Void", ""},
 	} {
 		got := e.post(t, tt.path, tt.body)
 		validate(t, "POST "+tt.path, schema(tt.schema), got, false)
@@ -281,6 +309,7 @@ func TestContractFieldsDocumented(t *testing.T) {
 		"Decision": journal.DecisionView{}, "Decided": ceo.Result{}, "Precedent": precedent.Hit{},
 		"OutcomeEvent": journal.EventView{}, "Retro": ceo.RetroResult{}, "StaleDecision": ceo.StaleDecision{},
 		"DecisionDetail": ceo.Shown{}, "DecideRequest": ceo.Request{},
+		"Void": ceo.VoidResult{}, "VoidEvent": journal.VoidView{}, "VoidRequest": server.VoidRequest{},
 	} {
 		keys := objectKeys(t, doc.Components.Schemas[name].Properties)
 		if want := report.Fields(v); !slices.Equal(keys, want) {

@@ -133,7 +133,7 @@ func TestLogJSON(t *testing.T) {
 	}
 	var raws []json.RawMessage
 	json.Unmarshal([]byte(res.stdout), &raws)
-	if got, want := strings.Join(objectKeys(t, raws[0]), ","), "id,iteration,ts,tier,depth,category,input,decision,reason,next_action,verification,retrograde,confidence,requestor,context,request_id,outcome,outcome_ts,evidence,line"; got != want {
+	if got, want := strings.Join(objectKeys(t, raws[0]), ","), "id,iteration,ts,tier,depth,category,input,decision,reason,next_action,verification,retrograde,confidence,requestor,context,request_id,outcome,outcome_ts,evidence,voided,void_reason,line"; got != want {
 		t.Errorf("log --json keys = %s; want %s", got, want)
 	}
 	first := all[0]
@@ -206,7 +206,7 @@ func TestLogJSONUnknownField(t *testing.T) {
 	if res.code != exitUsage {
 		t.Errorf("log --json=id,bogus: exit %d; want %d", res.code, exitUsage)
 	}
-	if !strings.Contains(res.stderr, `unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retrograde, confidence, requestor, context, request_id, outcome, outcome_ts, evidence, line)`) {
+	if !strings.Contains(res.stderr, `unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retrograde, confidence, requestor, context, request_id, outcome, outcome_ts, evidence, voided, void_reason, line)`) {
 		t.Errorf("stderr %q does not name the allowed fields", res.stderr)
 	}
 	if res.stdout != "" {

@@ -162,7 +162,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "unknown outcome", args: []string{"log", "--outcome", "WRONG"},
 			wantLine: `orbit: --outcome "WRONG" is not allowed (allowed: CORRECT, INCORRECT, PENDING, N/A)`, wantHelp: "orbit log"},
 		{name: "unknown JSON field", args: []string{"log", "--json=bogus"},
-			wantLine: `orbit: invalid argument "bogus" for "--json" flag: unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retrograde, confidence, requestor, context, request_id, outcome, outcome_ts, evidence, line)`,
+			wantLine: `orbit: invalid argument "bogus" for "--json" flag: unknown JSON field "bogus" (available: id, iteration, ts, tier, depth, category, input, decision, reason, next_action, verification, retrograde, confidence, requestor, context, request_id, outcome, outcome_ts, evidence, voided, void_reason, line)`,
 			wantHelp: "orbit log"},
 		{name: "unknown export format", args: []string{"export", "--format", "xml"},
 			wantLine: `orbit: --format "xml" is not allowed (allowed: jsonl, csv, md)`, wantHelp: "orbit export"},

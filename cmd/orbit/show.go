@@ -27,9 +27,10 @@ func newCmdShow(f *Factory, runF func(*showOptions) error) *cobra.Command {
 		Long: `Show one decision with everything orbit knows about it: its journal fields,
 where its line is (file:line), every outcome event in order with its time
 and evidence (the last one gives its current outcome; a verdict taken back
-with orbit retro ID PENDING shows as such), and the past decisions most like
-it. --json prints the decision in its one form with file, events and
-precedents beside it (GET /api/v1/decisions/{id} answers the same).`,
+with orbit retro ID PENDING shows as such), whether it was voided (orbit
+void) and why, and the past decisions most like it. --json prints the
+decision in its one form with file, events, voids and precedents beside it
+(GET /api/v1/decisions/{id} answers the same).`,
 		Example: `  orbit show iter-6-2
   orbit show iter-6-2 --json | jq '.events[] | {ts, outcome, evidence}'
   orbit show iter-6-2 --json=id,outcome,evidence`,
@@ -83,6 +84,9 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	if p := d.Retrograde.PreviousID; p != nil {
 		fmt.Fprintf(w, "  %-12s %s %s\n", "retrograde:", *p, d.Retrograde.Outcome)
 	}
+	if d.Voided {
+		fmt.Fprintf(w, "  %-12s %s (recorded by mistake: out of trust, precedents and stale)\n", "voided:", oneLine(d.VoidReason))
+	}
 	fmt.Fprintf(w, "Outcome history (%d %s):\n", len(s.Events), journal.Plural(len(s.Events), "event", "events"))
 	if len(s.Events) == 0 {
 		fmt.Fprintln(w, "  none: PENDING until orbit retro records one")
@@ -101,6 +105,16 @@ func showRun(ctx context.Context, opts *showOptions) error {
 			fmt.Fprintf(w, "  evidence: %s", oneLine(e.Evidence))
 		}
 		fmt.Fprintln(w)
+	}
+	if len(s.Voids) > 0 {
+		fmt.Fprintf(w, "Voids (%d %s):\n", len(s.Voids), journal.Plural(len(s.Voids), "event", "events"))
+		for _, v := range s.Voids {
+			what := "voided"
+			if !v.Void {
+				what = "void taken back"
+			}
+			fmt.Fprintf(w, "  %s  %s  %s:%d  evidence: %s\n", v.TS, what, v.File, v.Line, oneLine(v.Evidence))
+		}
 	}
 	if len(s.Precedents) > 0 {
 		fmt.Fprintln(w, "Precedents (most similar past decisions; AVOID = proved INCORRECT):")
