@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -324,29 +325,39 @@ func (s *Server) handleRetro(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	_, err := s.ix.Sync(r.Context(), journal.SyncOptions{})
 	var res ceo.RetroResult
-	if err == nil {
+	err := s.event(r.Context(), func() (err error) {
 		res, err = ceo.Retro(r.Context(), s.ix, req.ID, req.Outcome, req.Evidence, ceo.Options{Now: s.cfg.Now})
-	}
-	s.mu.Unlock()
+		return err
+	})
 	if err != nil {
-		var ie *ceo.InputError
-		if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
-			problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
-			return
-		}
-		var fe *journal.FieldError
-		if errors.As(err, &fe) && fe.Field == "outcome" {
-			fieldProblem(w, r, http.StatusUnprocessableEntity, fe)
-			return
-		}
-		inputProblem(w, r, err)
+		eventProblem(w, r, err)
 		return
 	}
 	s.changed()
 	writeJSON(w, http.StatusCreated, res)
+}
+
+// event records an event about a decision (an outcome, a void) under the
+// writer's lock, on an index synced first.
+func (s *Server) event(ctx context.Context, record func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.ix.Sync(ctx, journal.SyncOptions{}); err != nil {
+		return err
+	}
+	return record()
+}
+
+// eventProblem renders why an event was not recorded: 404 for an id that
+// names no decision, else as inputProblem.
+func eventProblem(w http.ResponseWriter, r *http.Request, err error) {
+	var ie *ceo.InputError
+	if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
+		problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
+		return
+	}
+	inputProblem(w, r, err)
 }
 
 // VoidRequest is the body of POST /api/v1/void.
@@ -364,20 +375,13 @@ func (s *Server) handleVoid(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	_, err := s.ix.Sync(r.Context(), journal.SyncOptions{})
 	var res ceo.VoidResult
-	if err == nil {
+	err := s.event(r.Context(), func() (err error) {
 		res, err = ceo.Void(r.Context(), s.ix, req.ID, req.Evidence, req.Undo, ceo.Options{Now: s.cfg.Now})
-	}
-	s.mu.Unlock()
+		return err
+	})
 	if err != nil {
-		var ie *ceo.InputError
-		if errors.As(err, &ie) && strings.HasPrefix(ie.Msg, "no decision") {
-			problem(w, r, http.StatusNotFound, "no such decision", ie.Msg)
-			return
-		}
-		inputProblem(w, r, err)
+		eventProblem(w, r, err)
 		return
 	}
 	status := http.StatusOK
