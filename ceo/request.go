@@ -116,9 +116,43 @@ func requestError(err error, line int) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &journal.FieldError{Field: te.Field, Value: te.Value, Problem: fmt.Sprintf("has the wrong type: want %s (line %d)", te.Type.String(), line)}
+		got := withArticle(strings.Fields(te.Value)[0])
+		if te.Field == "" {
+			return &InputError{Msg: fmt.Sprintf("line %d: want a JSON object, got %s", line, got)}
+		}
+		return &journal.FieldError{Field: te.Field, Problem: fmt.Sprintf("has the wrong type: want %s, got %s (line %d)", jsonKind(te.Type), got, line)}
 	}
 	return &InputError{Msg: fmt.Sprintf("line %d: invalid JSON: %s", line, msg)}
+}
+
+// jsonKind names the JSON value a Go type takes.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "a JSON object"
+}
+
+// withArticle is a JSON kind as encoding/json names it ("number",
+// "array", "bool") with its article.
+func withArticle(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + kind
 }
 
 // Override returns r with every field o sets (a non-zero value) taken

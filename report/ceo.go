@@ -8,6 +8,7 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
 )
@@ -269,6 +270,12 @@ func Void(w io.Writer, res ceo.VoidResult, dryRun bool) {
 // decided in one batch, and the deep focus left for the agent.
 func QueueResult(w io.Writer, res ceo.QueueResult) {
 	if len(res.Decided) == 0 && res.Focus == nil && len(res.AlreadyDecided) == 0 {
+		if n := len(res.Invalid); n > 0 {
+			// Not empty: what it holds cannot be decided as it stands.
+			fmt.Fprintf(w, "Nothing decided: the queue (%s) holds %d %s that cannot be decided as written; fix %s, then decide again.\n",
+				project.PendingFile, n, journal.Plural(n, "item", "items"), journal.Plural(n, "it", "them"))
+			return
+		}
 		fmt.Fprintf(w, "The queue (%s) is empty: nothing to decide. With nothing found by a proactive scan either, stop the loop.\n", project.PendingFile)
 		return
 	}

@@ -367,3 +367,24 @@ func queueWithInvalid(tb testing.TB) ([]queue.Invalid, error) {
 	}
 	return q.Invalid, nil
 }
+
+// TestQueueResultWording: a queue holding only items that cannot be
+// decided is not empty, and the loop is not told to stop.
+func TestQueueResultWording(t *testing.T) {
+	bad := queue.Invalid{Err: &queue.Error{Path: project.PendingFile, Item: 1, Msg: "want a JSON object"}}
+	for _, tt := range []struct {
+		name string
+		res  ceo.QueueResult
+		want string
+	}{
+		{"empty", ceo.QueueResult{}, "The queue (.claude/ceo-decisions-pending.json) is empty: nothing to decide. With nothing found by a proactive scan either, stop the loop.\n"},
+		{"one bad item", ceo.QueueResult{Invalid: []queue.Invalid{bad}}, "Nothing decided: the queue (.claude/ceo-decisions-pending.json) holds 1 item that cannot be decided as written; fix it, then decide again.\n"},
+		{"two bad items", ceo.QueueResult{Invalid: []queue.Invalid{bad, bad}}, "Nothing decided: the queue (.claude/ceo-decisions-pending.json) holds 2 items that cannot be decided as written; fix them, then decide again.\n"},
+	} {
+		var b bytes.Buffer
+		report.QueueResult(&b, tt.res)
+		if b.String() != tt.want {
+			t.Errorf("%s: QueueResult =\n%q\nwant\n%q", tt.name, b.String(), tt.want)
+		}
+	}
+}

@@ -71,6 +71,29 @@ func TestDecideStdinJSONLines(t *testing.T) {
 	}
 }
 
+// TestDecideStdinWrongShapes: a value of the wrong JSON type is named by
+// its field, its line, what it wants and what it got, in JSON's words (not
+// Go's); a value that is no object says so.
+func TestDecideStdinWrongShapes(t *testing.T) {
+	p := projectWith(t, "journal.jsonl")
+	before := p.read(journalRel)
+	for _, tt := range []struct{ in, want string }{
+		{`{"title":"x","category":"quality","impact":3,"reversible":true}`, "orbit: stdin: impact has the wrong type: want a string, got a number (line 1)\n"},
+		{"{\"title\":\"x\",\"category\":\"quality\",\"impact\":\"low\",\"reversible\":true}\n{\"title\":\"y\",\"reversible\":\"yes\"}", "orbit: stdin: reversible has the wrong type: want true or false, got a string (line 2)\n"},
+		{`[{"title":"x"}]`, "orbit: stdin: line 1: want a JSON object, got an array\n"},
+		{"\n\n\"x\"", "orbit: stdin: line 3: want a JSON object, got a string\n"},
+		{"{\"title\":", "orbit: stdin: line 1: invalid JSON: unexpected EOF\n"},
+	} {
+		res := p.runIn(tt.in, false, "decide", "--stdin")
+		if res.code != exitUsage || !strings.HasPrefix(res.stderr, tt.want) {
+			t.Errorf("decide --stdin < %q: exit %d, stderr %q; want exit 2, %q", tt.in, res.code, res.stderr, tt.want)
+		}
+	}
+	if p.read(journalRel) != before {
+		t.Errorf("a refused request changed the journal")
+	}
+}
+
 // TestDecideEnumerationsAnyCase: enumerations in any case, written
 // canonically; a misspelling gets "did you mean"; a missing flag is
 // "required".
