@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,45 +17,44 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/knowledge"
 	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 )
 
-// Kinds of journal a project pushes, besides journal.KindDecisions and
-// journal.KindRetro.
-const (
-	KindLoops     = "loops"
-	KindKnowledge = "knowledge"
-)
-
-// Journal is one append-only file a project pushes.
+// Journal is one append-only file a project pushes, named by its kind in
+// the journal's follower (journal.Followed): the hub reads it as sync does.
 type Journal struct {
 	Kind string
 	Path string // relative to the project root
+	spec journal.FileSpec
 }
 
-// Journals are the files `orbit push` ships: every append-only journal
-// orbit keeps. The other files of a project (the state file, the pending
+// Journals are the files `orbit push` ships: every append-only journal the
+// follower reads (the decision, retrograde, loop event and knowledge
+// journals). The other files of a project (the state file, the pending
 // queue, the progress file, the index) stay on its machine.
-var Journals = []Journal{
-	{journal.KindDecisions, project.DecisionsFile},
-	{journal.KindRetro, project.RetroFile},
-	{KindLoops, loop.EventsFile},
-	{KindKnowledge, knowledge.JournalFile},
+var Journals = followedJournals()
+
+func followedJournals() []Journal {
+	var out []Journal
+	for _, f := range journal.Followed() {
+		out = append(out, Journal{Kind: f.Kind.Name(), Path: f.Path, spec: f})
+	}
+	return out
 }
 
-// spec is how the follower reads the journal (the loop event journal is
-// not the follower's yet: the hub reads it as loop.History does).
-func (j Journal) spec() journal.FileSpec {
-	spec, _ := journal.FollowedKind(j.Kind)
-	spec.Path = j.Path
-	return spec
-}
+// legacyKinds are kind names older clients push under (before every kind
+// was the follower's): the hub takes their batches as the kind's.
+var legacyKinds = map[string]string{"loops": loop.KindEvents}
 
 // JournalOf returns the journal of a kind.
 func JournalOf(kind string) (Journal, bool) {
+	if k, ok := legacyKinds[kind]; ok {
+		kind = k
+	}
 	for _, j := range Journals {
 		if j.Kind == kind {
 			return j, true
@@ -217,7 +215,7 @@ func (s *Store) Push(ctx context.Context, acc Access, b Batch, now time.Time) (P
 		case b.TailHash != state.TailHash:
 			return &ConflictError{State: state, Reason: fmt.Sprintf("%s: the bytes before byte %d differ from those the hub holds: the file's past was rewritten since it was pushed", j.Path, b.Offset)}
 		}
-		in := ingest{s: s, tx: tx, project: b.Project, journal: j, spec: j.spec(), lastTS: st.LastTSNS, base: b.Offset, data: b.Data}
+		in := ingest{s: s, tx: tx, project: b.Project, journal: j, lastTS: st.LastTSNS, base: b.Offset, data: b.Data}
 		if err := in.run(ctx, chunks); err != nil {
 			return err
 		}
@@ -317,8 +315,6 @@ type ingest struct {
 	tx      *sqlx.Tx
 	project string
 	journal Journal
-	// spec is how the follower reads the journal (its kind's decoder).
-	spec journal.FileSpec
 	// lastTS is the file's event time: the last valid ts read in it.
 	lastTS int64
 	base   int64
@@ -373,30 +369,7 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 			rows[i].state = "blank"
 			continue
 		}
-		if in.journal.Kind == KindLoops {
-			// The loop event journal is not the follower's yet: read as
-			// loop.History reads it.
-			if c.Kind != journal.Record {
-				reject(c.Err.Message)
-				continue
-			}
-			e, err := parseLoopEvent(c.Text)
-			if err != nil {
-				reject(err.Error())
-				continue
-			}
-			key := e.Framework + "\x00" + e.Loop
-			l, ok := loops[key]
-			if !ok {
-				l = &loopRow{framework: e.Framework, loopID: e.Loop}
-				loops[key] = l
-				loopOrder = append(loopOrder, key)
-			}
-			l.apply(e, c.Offset)
-			in.loopEvents++
-			continue
-		}
-		c, d := journal.DecodeChunk(c, in.spec)
+		c, d := journal.DecodeChunk(c, in.journal.spec)
 		switch {
 		case c.Kind == journal.Bad:
 			reject(c.Err.Message)
@@ -424,7 +397,17 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 			evs = append(evs, eventRow{chunk: i, kind: in.journal.Kind, offset: c.Offset, decisionID: r.DecisionID, outcome: r.Outcome,
 				atNS: in.lastTS, srcRank: 1, line: int64(c.Line), ts: r.TS, evidence: r.Evidence})
 		default:
-			if in.journal.Kind == KindKnowledge && isHit(c.Text) {
+			if l, e, ok := loop.DecodedEvent(d); ok {
+				key := l.Framework + "\x00" + l.LoopID
+				lr, seen := loops[key]
+				if !seen {
+					lr = &loopRow{framework: l.Framework, loopID: l.LoopID}
+					loops[key] = lr
+					loopOrder = append(loopOrder, key)
+				}
+				lr.apply(l, e, c.Offset)
+				in.loopEvents++
+			} else if knowledge.IsHit(d) {
 				in.hits++
 			}
 		}
@@ -685,29 +668,29 @@ type loopRow struct {
 	events                                 int64
 }
 
-func (l *loopRow) apply(e loop.Event, offset int64) {
+func (l *loopRow) apply(r db.LoopRow, e db.LoopEventRow, offset int64) {
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
 		}
 	}
-	set(&l.title, e.Title)
-	set(&l.status, e.Status)
-	set(&l.nativeStatus, e.NativeStatus)
-	set(&l.updatedAt, e.UpdatedAt)
-	if e.Iteration != nil {
-		l.iteration = sql.NullInt64{Int64: *e.Iteration, Valid: true}
+	set(&l.title, r.Title)
+	set(&l.status, r.Status)
+	set(&l.nativeStatus, r.NativeStatus)
+	set(&l.updatedAt, r.UpdatedAt)
+	if r.Iteration.Valid {
+		l.iteration = r.Iteration
 	}
-	if e.MaxIterations != nil {
-		l.maxIterations = sql.NullInt64{Int64: *e.MaxIterations, Valid: true}
+	if r.MaxIterations.Valid {
+		l.maxIterations = r.MaxIterations
 	}
-	if e.BudgetUsed != nil {
-		l.budgetUsed = sql.NullFloat64{Float64: *e.BudgetUsed, Valid: true}
+	if r.BudgetUsed.Valid {
+		l.budgetUsed = r.BudgetUsed
 	}
-	if e.BudgetLimit != nil {
-		l.budgetLimit = sql.NullFloat64{Float64: *e.BudgetLimit, Valid: true}
+	if r.BudgetLimit.Valid {
+		l.budgetLimit = r.BudgetLimit
 	}
-	l.lastEvent, l.lastTS, l.lastOffset = e.Kind, e.TS, offset
+	l.lastEvent, l.lastTS, l.lastOffset = e.Kind, e.At, offset
 	l.events++
 }
 
@@ -735,29 +718,4 @@ func (in *ingest) upsertLoops(ctx context.Context, loops map[string]*loopRow, or
 		return fmt.Errorf("push %s: index loops: %w", in.project, err)
 	}
 	return nil
-}
-
-// parseLoopEvent reads one line of the loop event journal, with the checks
-// the local index makes.
-func parseLoopEvent(text []byte) (loop.Event, error) {
-	var e loop.Event
-	if err := json.Unmarshal(text, &e); err != nil {
-		return e, fmt.Errorf("invalid loop event: %v", err)
-	}
-	switch {
-	case e.Framework == "" || e.Loop == "" || e.Kind == "":
-		return e, errors.New("invalid loop event: framework, loop and event are required")
-	case e.TS == "":
-		return e, errors.New("invalid loop event: ts is required")
-	}
-	return e, nil
-}
-
-// isHit reports whether an accepted line of the knowledge journal is a
-// regex match counted (an "event": "hit").
-func isHit(text []byte) bool {
-	var ev struct {
-		Event string `json:"event"`
-	}
-	return json.Unmarshal(text, &ev) == nil && ev.Event == "hit"
 }

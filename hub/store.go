@@ -133,7 +133,10 @@ const versionTable = "orbit_hub_version"
 
 // Migrate applies the migrations the store lacks. On PostgreSQL goose holds
 // an advisory lock meanwhile; on SQLite an flock beside the file does.
-func (s *Store) Migrate(ctx context.Context) error {
+func (s *Store) Migrate(ctx context.Context) error { return s.migrateTo(ctx, migrations.Version) }
+
+// migrateTo applies the migrations up to version.
+func (s *Store) migrateTo(ctx context.Context, version int64) error {
 	popts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithTableName(versionTable)}
 	dialect, fsys := goose.DialectPostgres, migrations.Postgres
 	if s.Dialect == SQLite {
@@ -159,7 +162,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err == nil && v > migrations.Version {
 		return fmt.Errorf("hub store %s has schema v%d, newer than this binary's v%d: run a newer orbit", s.Name, v, migrations.Version)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if _, err := p.UpTo(ctx, version); err != nil {
 		return fmt.Errorf("migrate hub store %s: %w", s.Name, err)
 	}
 	return nil

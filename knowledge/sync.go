@@ -533,6 +533,14 @@ type journalLine struct {
 	After  string `json:"after,omitempty"`
 }
 
+// IsHit reports whether a line the follower decoded from the knowledge
+// journal (journal.DecodeChunk) is a match counted (an "event": "hit"), for
+// another reader of the same lines (the hub).
+func IsHit(d journal.Decoded) bool {
+	ev, ok := d.Record.(journalLine)
+	return ok && ev.Event == "hit"
+}
+
 // syncJournal indexes what was appended to the knowledge journal, through
 // the journal's follower.
 func (k *Index) syncJournal(ctx context.Context, rep *SyncReport) error {

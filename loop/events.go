@@ -194,6 +194,17 @@ func (b *eventsBatch) Apply(ctx context.Context, c journal.Chunk, d journal.Deco
 
 func (b *eventsBatch) Done(context.Context) ([]journal.Problem, error) { return nil, nil }
 
+// DecodedEvent returns the loop's row and the event's of a line the
+// follower decoded from the loop events journal (journal.DecodeChunk), for
+// another reader of the same lines (the hub); false for any other record.
+func DecodedEvent(d journal.Decoded) (db.LoopRow, db.LoopEventRow, bool) {
+	ev, ok := d.Record.(indexedEvent)
+	if !ok {
+		return db.LoopRow{}, db.LoopEventRow{}, false
+	}
+	return *ev.loop, *ev.event, true
+}
+
 func parseEvent(raw []byte) (*db.LoopRow, *db.LoopEventRow, error) {
 	var e Event
 	if err := json.Unmarshal(raw, &e); err != nil {

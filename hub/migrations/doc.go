@@ -5,7 +5,9 @@
 // by project, a project's index knows one.
 //
 // Like the project index, the hub is derived from the journals on the
-// machines that push to it, so a schema change never needs a data migration.
+// machines that push to it, so a schema change never needs a data migration
+// (migration 3 only renames a kind in place: 'loops' became the follower's
+// 'loop-events').
 package migrations
 
 import (
@@ -33,4 +35,4 @@ func sub(dir string) fs.FS {
 
 // Version is the schema version this binary expects: the newest migration of
 // each dialect.
-const Version = 2
+const Version = 3
