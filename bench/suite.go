@@ -33,6 +33,7 @@ var Suites = []Suite{
 	{Name: "loops", Title: "Loops of every framework: orbit loop list over 1,000 records", Run: runLoops},
 	{Name: "mcp", Title: "The agent's interface: orbit mcp and orbit prime", Run: runMCP},
 	{Name: "startup", Title: "Start-up: binary size and package initialisation", Run: runStartup},
+	{Name: "fleet", Title: "The fleet: a hub on PostgreSQL", Run: runFleet},
 	{Name: "decode", Title: "JSON decoding: the one-pass decoder against encoding/json and encoding/json/v2", Run: runDecode},
 }
 
