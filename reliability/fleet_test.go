@@ -35,6 +35,7 @@ const fleetAdmin = "fleet-admin-0123456789abcdef0123456789abcdef"
 
 // hubProc is one `orbit serve --store postgres://…` process.
 type hubProc struct {
+	name string // its connections' application_name
 	cmd  *exec.Cmd
 	url  string
 	logs *bytes.Buffer
@@ -43,10 +44,18 @@ type hubProc struct {
 
 // startHub starts a hub process on a free loopback port and waits for the
 // address it prints.
-func startHub(t *testing.T, store string) *hubProc {
+func startHub(t *testing.T, store, name string) *hubProc {
 	t.Helper()
-	h := &hubProc{logs: &bytes.Buffer{}}
-	h.cmd = exec.Command(orbitBin, "serve", "--store", store, "--addr", "127.0.0.1:0", "--conns", "8")
+	h := &hubProc{logs: &bytes.Buffer{}, name: name}
+	u, err := url.Parse(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its connections name it, so that the test can see its transactions.
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	h.cmd = exec.Command(orbitBin, "serve", "--store", u.String(), "--addr", "127.0.0.1:0", "--conns", "8")
 	h.cmd.Env = append(envWithout(), "ORBIT_TOKEN="+fleetAdmin)
 	stderr, err := h.cmd.StderrPipe()
 	if err != nil {
@@ -95,10 +104,20 @@ func (h *hubProc) stop() {
 	}
 }
 
-// kill ends the hub with SIGKILL, as a crash would.
-func (h *hubProc) kill() {
+// kill ends the hub with SIGKILL, as a crash would, at a moment PostgreSQL
+// shows one of its connections inside a transaction (a batch being stored),
+// waiting up to a minute for one; it returns how many were open.
+func (h *hubProc) kill(ctx context.Context, s *hub.Store) int {
+	open := 0
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		if err := s.DB.GetContext(ctx, &open, `SELECT count(*) FROM pg_stat_activity
+			WHERE application_name = $1 AND xact_start IS NOT NULL AND state <> 'idle'`, h.name); err == nil && open > 0 {
+			break
+		}
+	}
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
+	return open
 }
 
 // fleetProject is a project of the fleet, with the journal lines still to
@@ -122,7 +141,7 @@ func fleet(t *testing.T) {
 	r := newRow(t, "7", "Fleet: pushes killed, a hub killed",
 		"20 projects growing their journals and pushing (`orbit push`, batches of 4 KiB) to two `orbit serve --store postgres://…` processes on one database, 8 clients reading the API meanwhile; pushers SIGKILLed after a random delay, one hub SIGKILLed mid-push and restarted")
 	store := tooltest.Postgres(t)
-	hubs := []*hubProc{startHub(t, store), startHub(t, store)}
+	hubs := []*hubProc{startHub(t, store, "orbit-hub-0"), startHub(t, store, "orbit-hub-1")}
 	const nProjects = 20
 	targetKills := scaled(200, 10)
 	ctx := context.Background()
@@ -210,6 +229,7 @@ func fleet(t *testing.T) {
 	// kills have landed.
 	var kills, pushes, pushErrs, ok atomic.Int64
 	var hubKilled atomic.Bool
+	var openAtKill atomic.Int64
 	var pushers sync.WaitGroup
 	var failMu sync.Mutex
 	var unexpected []string
@@ -251,9 +271,9 @@ func fleet(t *testing.T) {
 					// Kill hub 0 while the others push to it, then restart it
 					// and point every project's remote at the new one.
 					hubKilled.Store(true)
-					hubs[0].kill()
+					openAtKill.Store(int64(hubs[0].kill(ctx, hstore)))
 					time.Sleep(500 * time.Millisecond)
-					nh := startHub(t, store)
+					nh := startHub(t, store, "orbit-hub-0-restarted")
 					hubMu.Lock()
 					hubs[0] = nh
 					hubMu.Unlock()
@@ -329,13 +349,15 @@ func fleet(t *testing.T) {
 	}
 	if !hubKilled.Load() {
 		r.fail(t, "the hub was never killed")
+	} else if openAtKill.Load() == 0 {
+		r.fail(t, "the hub was killed with no transaction open: not mid-batch")
 	}
 	r.Times = fmt.Sprintf("%d pushes, %d SIGKILLed, 1 hub SIGKILLed; %d reads", pushes.Load(), kills.Load(), reads.Load())
 	r.Kept = fmt.Sprintf("%d chunks of %d journals byte for byte, once each; trust of %d projects equal to `orbit trust`", chunks, nProjects*len(hub.Journals), nProjects)
 	r.Lost = lost
 	t.Logf("%s; %s", r.Times, r.Kept)
-	r.note("Fleet: %d pushes completed, %d killed (their acknowledged batches held %d bytes before the final pushes), %d failed to reach a hub being killed or restarted; %d reads, %d errors.",
-		ok.Load(), kills.Load(), acked, pushErrs.Load(), reads.Load(), readErrs.Load())
+	r.note("Fleet: %d pushes completed, %d killed (their acknowledged batches held %d bytes before the final pushes), %d failed to reach a hub being killed or restarted (killed with %d of its transactions open); %d reads, %d errors.",
+		ok.Load(), kills.Load(), acked, pushErrs.Load(), openAtKill.Load(), reads.Load(), readErrs.Load())
 	t.Log(r.Notes[len(r.Notes)-1])
 }
 
