@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -304,41 +303,12 @@ var hubURLLine = regexp.MustCompile(` on (http://[^/\s]+)/`)
 func (e *Env) startHub(spec string) (*servedProcess, error) {
 	cmd := e.OrbitCmd(e.Work, "serve", "--store", spec, "--addr", "127.0.0.1:0", "--conns", "16")
 	cmd.Env = append(cmd.Env, "ORBIT_TOKEN="+fleetAdminToken)
-	stderr, err := cmd.StderrPipe()
+	p, err := startServed(cmd, hubURLLine, 2*time.Minute)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start orbit serve --store: %w", err)
-	}
-	p := &servedProcess{cmd: cmd, exited: make(chan struct{}), token: fleetAdminToken}
-	found := make(chan string, 1)
-	go func() {
-		defer close(p.exited)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.log.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if m := hubURLLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case p.base = <-found:
-		return p, nil
-	case <-p.exited:
-		cmd.Wait()
-		return nil, fmt.Errorf("orbit serve --store exited before printing its address:\n%s", p.output())
-	case <-time.After(2 * time.Minute):
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("orbit serve --store printed no address within 2 minutes:\n%s", p.output())
-	}
+	p.token = fleetAdminToken
+	return p, nil
 }
 
 // pushProject makes a project holding the journal at src, its index synced

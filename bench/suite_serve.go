@@ -68,7 +68,13 @@ var serveURLLine = regexp.MustCompile(`on (http://[^/\s]+)/#token=([0-9a-f]+)`)
 // startServe runs `orbit serve --addr 127.0.0.1:0` in the project at dir and
 // waits for the URL it prints.
 func (e *Env) startServe(dir string) (*servedProcess, error) {
-	cmd := e.OrbitCmd(dir, "serve", "--addr", "127.0.0.1:0")
+	return startServed(e.OrbitCmd(dir, "serve", "--addr", "127.0.0.1:0"), serveURLLine, 5*time.Minute)
+}
+
+// startServed starts cmd (an `orbit serve`) and waits up to wait for the
+// line re matches on its stderr: its first group is the base URL, its
+// second, if any, the token.
+func startServed(cmd *exec.Cmd, re *regexp.Regexp, wait time.Duration) (*servedProcess, error) {
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -86,7 +92,7 @@ func (e *Env) startServe(dir string) (*servedProcess, error) {
 			p.mu.Lock()
 			p.log.WriteString(sc.Text() + "\n")
 			p.mu.Unlock()
-			if m := serveURLLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m:
 				default:
@@ -96,15 +102,18 @@ func (e *Env) startServe(dir string) (*servedProcess, error) {
 	}()
 	select {
 	case m := <-found:
-		p.base, p.token, p.started = m[1], m[2], time.Since(start)
+		p.base, p.started = m[1], time.Since(start)
+		if len(m) > 2 {
+			p.token = m[2]
+		}
 		return p, nil
 	case <-p.exited:
 		cmd.Wait()
 		return nil, fmt.Errorf("orbit serve exited before printing its URL:\n%s", p.output())
-	case <-time.After(5 * time.Minute):
+	case <-time.After(wait):
 		cmd.Process.Kill()
 		cmd.Wait()
-		return nil, fmt.Errorf("orbit serve printed no URL within 5 minutes:\n%s", p.output())
+		return nil, fmt.Errorf("orbit serve printed no URL within %s:\n%s", wait, p.output())
 	}
 }
 
