@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/hub"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/internal/tooltest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
@@ -70,14 +70,7 @@ type proj struct {
 
 func newProject(tb testing.TB, id string, files map[string]string) proj {
 	tb.Helper()
-	dir := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(dir, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	p := projecttest.New(tb)
 	for rel, text := range files {
 		if err := os.WriteFile(p.Path(rel), []byte(text), 0o644); err != nil {
 			tb.Fatal(err)
@@ -123,12 +116,7 @@ func (p proj) pushBatches(tb testing.TB, url, token string, batch int64) remote.
 // local syncs p's own index and returns it.
 func (p proj) local(tb testing.TB) *journal.Index {
 	tb.Helper()
-	store, err := db.Open(context.Background(), p.DB, db.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	ix := journal.NewIndex(store, p.Project)
+	ix := projecttest.Open(tb, p.Project, time.Time{})
 	if _, err := ix.Sync(context.Background(), journal.SyncOptions{}); err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/synth"
@@ -35,13 +36,7 @@ func benchProject(tb testing.TB, dir string, data []byte) (*journal.Index, func(
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(root, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	p := projecttest.At(tb, root)
 	if data != nil {
 		if err := os.WriteFile(p.Path(project.DecisionsFile), data, 0o644); err != nil {
 			tb.Fatal(err)

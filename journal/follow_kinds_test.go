@@ -16,6 +16,7 @@ import (
 
 	// Every kind of file is registered, with its test lines.
 	"github.com/orbit-loop/orbit/internal/followtest"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 )
 
 // follow is one followed file of one kind in a fresh project.
@@ -39,19 +40,8 @@ func newFollow(t *testing.T, spec journal.FileSpec) *follow {
 		l, _ := followtest.Line(spec.Kind.Name(), i)
 		return l
 	}
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := project.New(root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := db.Open(context.Background(), p.DB, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	p := projecttest.New(t)
+	store := projecttest.Open(t, p, time.Time{}).Store
 	f := &follow{t: t, ctx: context.Background(), spec: spec, line: line, proj: p, store: store,
 		now: time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)}
 	f.ix = journal.NewIndex(store, p).Following(spec)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/internal/golden"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -64,31 +65,20 @@ type testEnv struct {
 
 func newTestEnv(tb testing.TB) *testEnv {
 	tb.Helper()
-	root := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(root, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e := &testEnv{tb: tb, ctx: context.Background(), root: root, proj: p, now: fixedNow}
+	p := projecttest.New(tb)
+	e := &testEnv{tb: tb, ctx: context.Background(), root: p.Root, proj: p, now: fixedNow}
 	e.open()
-	tb.Cleanup(func() { e.store.Close() })
 	return e
 }
 
+// open opens the index (closed when the test ends), its clock e.now.
 func (e *testEnv) open() {
 	e.tb.Helper()
-	store, err := db.Open(e.ctx, e.proj.DB, db.Options{})
-	if err != nil {
-		e.tb.Fatalf("db.Open(%s): %v", e.proj.DB, err)
-	}
-	e.store = store
-	e.k = New(store, e.proj)
-	e.k.Now = func() time.Time { return e.now }
-	e.jix = journal.NewIndex(store, e.proj)
-	e.jix.Now = e.k.Now
+	e.jix = projecttest.Open(e.tb, e.proj, time.Time{})
+	e.jix.Now = func() time.Time { return e.now }
+	e.store = e.jix.Store
+	e.k = New(e.store, e.proj)
+	e.k.Now = e.jix.Now
 }
 
 // rebuild deletes the index and opens an empty one.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -26,29 +26,15 @@ func TestFailedPrecedentShown(t *testing.T) {
 	for i := 2; i <= 25; i++ {
 		lines = append(lines, line(fmt.Sprintf("iter-1-%d", i), fmt.Sprintf("Update the changelog for release %d", i), "production notes"))
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	p := projecttest.New(t)
 	write := func(rel, text string) {
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(p.Path(rel), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	write(project.DecisionsFile, strings.Join(lines, "\n")+"\n")
 	write(project.RetroFile, `{"ts":"2026-03-09T10:00:00Z","decision_id":"iter-1-1","outcome":"INCORRECT","evidence":"the hotfix broke tax rounding in production; rolled back"}`+"\n")
-	p, err := project.New(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := db.Open(context.Background(), p.DB, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := journal.NewIndex(store, p).Sync(context.Background(), journal.SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	store := projecttest.Synced(t, p, time.Time{}).Store
 
 	query := "Ship the hotfix to production and skip staging"
 	hits, err := Search(context.Background(), store, query, Options{Category: "deploy"})

@@ -15,7 +15,6 @@ package precedent
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -30,21 +29,15 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/internal/precedenteval"
 	"github.com/orbit-loop/orbit/journal"
 )
 
-func init() {
-	// Another test file of the package may define -update too.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite generated golden files (testdata/precedent: journal.jsonl, queries.jsonl, labels.jsonl)")
-	}
-}
-
-func corpusUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// corpusUpdating: with -update (internal/golden's flag) the generated
+// corpus files are rewritten (testdata/precedent: journal.jsonl,
+// queries.jsonl, labels.jsonl).
+func corpusUpdating() bool { return golden.Updating() }
 
 const (
 	corpusDir        = "../testdata/precedent"

@@ -6,15 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/internal/precedenteval"
-	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -31,29 +31,11 @@ func evalIndex(tb testing.TB, lines []string, n int) *db.Store {
 	if n == 0 || n > len(lines) {
 		n = len(lines)
 	}
-	dir := tb.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+	p := projecttest.New(tb)
+	if err := os.WriteFile(p.Path(project.DecisionsFile), []byte(strings.Join(lines[:n], "\n")+"\n"), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, project.DecisionsFile), []byte(strings.Join(lines[:n], "\n")+"\n"), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	p, err := project.New(dir, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	store, err := db.Open(context.Background(), p.DB, db.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	rep, err := journal.NewIndex(store, p).Sync(context.Background(), journal.SyncOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if rep.Errors() > 0 {
-		tb.Fatalf("corpus journal has %d rejected lines", rep.Errors())
-	}
+	store := projecttest.Synced(tb, p, time.Time{}).Store
 	return store
 }
 

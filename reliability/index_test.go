@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
-	orbitproject "github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/synth"
 )
 
@@ -291,16 +290,10 @@ func crashImage(t *testing.T, base *project) (dir, grown string) {
 func holdAndCopy(t *testing.T, p *project, dir, prefix string) {
 	t.Helper()
 	ctx := context.Background()
-	pr, err := orbitproject.New(p.Root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := db.Open(ctx, pr.DB, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := journal.NewIndex(store, pr).Sync(ctx, journal.SyncOptions{}); err != nil {
+	pr := projecttest.At(t, p.Root)
+	ix := projecttest.Open(t, pr, time.Time{})
+	defer ix.Store.Close()
+	if _, err := ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, suffix := range []string{".db", ".db-wal", ".db-shm"} {

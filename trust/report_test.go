@@ -6,11 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/trust"
@@ -118,17 +119,8 @@ type env struct {
 
 func newProject(t *testing.T) *env {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := project.New(dir, "")
-	store, err := db.Open(context.Background(), p.DB, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return &env{t: t, ctx: context.Background(), p: p, ix: journal.NewIndex(store, p)}
+	p := projecttest.New(t)
+	return &env{t: t, ctx: context.Background(), p: p, ix: projecttest.Open(t, p, time.Time{})}
 }
 
 func (e *env) appendFile(rel, text string) {

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/projecttest"
 	"github.com/orbit-loop/orbit/journal"
-	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/server"
 )
 
@@ -24,17 +23,8 @@ const eventsRel = ".claude/orbit-loop-events.jsonl"
 func stopThroughAPI(tb testing.TB, p *testProject, status string) {
 	tb.Helper()
 	ctx := context.Background()
-	proj, err := project.New(p.root, "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	store, err := db.Open(ctx, proj.DB, db.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer store.Close()
-	ix := journal.NewIndex(store, proj)
-	ix.Now = func() time.Time { return testNow }
+	ix := projecttest.Open(tb, projecttest.At(tb, p.root), testNow)
+	defer ix.Store.Close()
 	if _, err := ix.Sync(ctx, journal.SyncOptions{}); err != nil {
 		tb.Fatal(err)
 	}
