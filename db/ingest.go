@@ -165,9 +165,47 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 	return nil
 }
 
-const insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+// canonicalRaw is the SQL of the canonical text of a decision row whose
+// columns are named with the prefix p ("d.", or "" inside an INSERT's
+// SELECT): its fields as orbit writes a decision line (journal.Marshal of
+// journal.Decision: seed 000's field order, compact, the optional fields
+// only when set), rendered by SQLite itself, so that the text a row is
+// checked against when it is indexed is the text it is read back as. (Where
+// SQLite's rendering differs from Go's, as for U+2028 or a confidence of
+// more than 15 digits, the line keeps its raw text.)
+func canonicalRaw(p string) string {
+	q := func(col string) string { return "json_quote(" + p + col + ")" }
+	return `'{"id":' || ` + q("id") + ` || ',"iteration":' || ` + p + `iteration || ',"ts":' || ` + q("ts") +
+		` || ',"tier":' || ` + q("tier") + ` || ',"depth":' || ` + q("depth") + ` || ',"category":' || ` + q("category") +
+		` || ',"input":' || ` + q("input") + ` || ',"decision":' || ` + q("decision") + ` || ',"reason":' || ` + q("reason") +
+		` || ',"next_action":' || ` + q("next_action") + ` || ',"verification":' || ` + q("verification") +
+		` || ',"retrograde":{"previous_id":' || ` + q("retro_prev_id") + ` || ',"outcome":' || ` + q("retro_outcome") + ` || '}'` +
+		` || iif(` + p + `confidence IS NULL, '', ',"confidence":' || iif(` + p + `confidence = CAST(` + p + `confidence AS INTEGER), CAST(` + p + `confidence AS INTEGER), ` + q("confidence") + `))` +
+		` || iif(` + p + `requestor = '', '', ',"requestor":' || ` + q("requestor") + `)` +
+		` || iif(` + p + `context = '', '', ',"context":' || ` + q("context") + `)` +
+		` || iif(` + p + `request_id = '', '', ',"request_id":' || ` + q("request_id") + `) || '}'`
+}
+
+// DecisionRawSQL is the SQL of the exact text of the decision row aliased
+// alias, as read from its file: a row stores raw only when it differs from
+// the canonical form of its fields (raw is empty otherwise, since no record's text is
+// empty), so that the index does not hold each line twice.
+func DecisionRawSQL(alias string) string {
+	p := alias + "."
+	return `CASE WHEN ` + p + `raw = '' THEN ` + canonicalRaw(p) + ` ELSE ` + p + `raw END`
+}
+
+// insertDecision keeps raw only when it is not the canonical form of the
+// row's fields. (WHERE true: an INSERT … SELECT before ON CONFLICT needs a
+// clause for SQLite to parse the upsert.)
+var insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
 	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	SELECT id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
+	CASE WHEN raw = ` + canonicalRaw("") + ` THEN '' ELSE raw END
+	FROM (SELECT ? AS id, ? AS file_id, ? AS line, ? AS line_end, ? AS byte_offset, ? AS iteration, ? AS ts, ? AS ts_ns, ? AS tier,
+		? AS depth, ? AS category, ? AS input, ? AS decision, ? AS reason, ? AS next_action, ? AS verification, ? AS retro_prev_id,
+		? AS retro_outcome, ? AS confidence, ? AS requestor, ? AS context, ? AS request_id, ? AS raw) WHERE true
 	ON CONFLICT (id) DO NOTHING`
 
 // InsertDecision adds d and its full-text entry. It reports false, and

@@ -69,9 +69,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 }
 
 // decisionSelect reads decisions with their current outcome.
-const decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
+var decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
-	d.requestor, d.context, d.request_id, d.raw, coalesce(o.outcome, 'PENDING') AS outcome,
+	d.requestor, d.context, d.request_id, ` + DecisionRawSQL("d") + ` AS raw, coalesce(o.outcome, 'PENDING') AS outcome,
 	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence, coalesce(e.recorded_by, '') AS outcome_by,
 	coalesce(v.void, 0) AS voided, CASE WHEN v.void THEN ve.ts ELSE '' END AS void_ts, CASE WHEN v.void THEN ve.evidence ELSE '' END AS void_reason
 	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq
@@ -215,7 +215,7 @@ func (s *Store) DecisionsByID(ctx context.Context, ids []string) (map[string]Ind
 		return nil, err
 	}
 	var rows []IndexedRecord
-	if err := s.DB.SelectContext(ctx, &rows, `SELECT d.id, d.raw, d.line FROM json_each(?) j JOIN decisions d ON d.id = j.value`, string(arr)); err != nil {
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT d.id, `+DecisionRawSQL("d")+` AS raw, d.line FROM json_each(?) j JOIN decisions d ON d.id = j.value`, string(arr)); err != nil {
 		return nil, fmt.Errorf("look up decisions: %w", err)
 	}
 	for _, r := range rows {

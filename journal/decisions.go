@@ -62,7 +62,7 @@ func (decisionKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
 // the retrograde journal (a decision line's retrograde field is part of its
 // decision, not a line of its own).
 func (decisionKind) Records() string {
-	return `SELECT line, raw AS text, id AS record_id FROM decisions WHERE file_id = ?1
+	return `SELECT line, ` + db.DecisionRawSQL("decisions") + ` AS text, id AS record_id FROM decisions WHERE file_id = ?1
 		UNION ALL SELECT line, raw, decision_id FROM outcome_events WHERE file_id = ?1 AND src_rank = 1
 		UNION ALL SELECT line, raw, decision_id FROM void_events WHERE file_id = ?1`
 }
