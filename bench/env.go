@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -196,10 +197,29 @@ func (e *Env) ImportWith(bin string, n int, keep bool) (Sample, string, error) {
 	if !strings.Contains(string(s.Stdout), want) {
 		return s, "", fmt.Errorf("orbit import %s: output lacks %q:\n%s", src, want, s.Stdout)
 	}
+	if s.IndexBytes, err = DBBytes(IndexPath(dir)); err != nil {
+		return s, "", err
+	}
 	if !keep {
 		return s, "", os.RemoveAll(dir)
 	}
 	return s, dir, nil
+}
+
+// DBBytes is the size on disk of an SQLite database: the file and its WAL.
+func DBBytes(path string) (int64, error) {
+	var n int64
+	for _, p := range []string{path, path + "-wal"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		n += fi.Size()
+	}
+	return n, nil
 }
 
 // Project returns a project holding the journal of n decisions, imported

@@ -27,6 +27,9 @@ type Sample struct {
 	// command (0 if unknown).
 	ParentRSSKB int64
 	Stdout      []byte
+	// IndexBytes is the size on disk of the index an import built (the
+	// database and its WAL), 0 when not measured.
+	IndexBytes int64
 }
 
 // Measure runs cmd to completion and measures it. A non-zero exit is an

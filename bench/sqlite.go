@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"fmt"
+	"github.com/orbit-loop/orbit/db"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -63,7 +64,8 @@ func upSection(src string) (string, bool) {
 // INSERT ... SELECT per table, pulling the fields out with ->>. Same rows as
 // orbit's sync: decisions (with their byte offsets), the full-text entries,
 // one outcome event per retrograde field, and the current outcome of each
-// decision (its latest event), all in one transaction.
+// decision (its latest event), all in one transaction. Like orbit, it keeps a
+// line's raw text only when it differs from the canonical form of its fields.
 const loadSQL = `BEGIN IMMEDIATE;
 %[1]s
 CREATE TEMP TABLE raw (line TEXT);
@@ -73,14 +75,19 @@ CREATE TEMP TABLE raw (line TEXT);
 INSERT INTO journal_files (id, path, kind) VALUES (1, '.claude/ceo-loop-decisions.jsonl', 'decisions');
 INSERT INTO decisions (seq, id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
     decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
-SELECT rowid, line->>'$.id', 1, rowid, rowid,
-    sum(length(CAST(line AS BLOB)) + 1) OVER (ORDER BY rowid) - length(CAST(line AS BLOB)) - 1,
-    line->>'$.iteration', coalesce(line->>'$.ts', ''), unixepoch(line->>'$.ts') * 1000000000,
-    line->>'$.tier', line->>'$.depth', line->>'$.category', line->>'$.input', line->>'$.decision',
-    coalesce(line->>'$.reason', ''), coalesce(line->>'$.next_action', ''), coalesce(line->>'$.verification', 'PENDING'),
-    line->>'$.retrograde.previous_id', coalesce(line->>'$.retrograde.outcome', 'N/A'), line->>'$.confidence',
-    coalesce(line->>'$.requestor', ''), coalesce(line->>'$.context', ''), coalesce(line->>'$.request_id', ''), line
-FROM raw ORDER BY rowid;
+SELECT seq, id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+    decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
+    CASE WHEN raw = %[3]s THEN '' ELSE raw END
+FROM (SELECT rowid AS seq, line->>'$.id' AS id, 1 AS file_id, rowid AS line, rowid AS line_end,
+    sum(length(CAST(line AS BLOB)) + 1) OVER (ORDER BY rowid) - length(CAST(line AS BLOB)) - 1 AS byte_offset,
+    line->>'$.iteration' AS iteration, coalesce(line->>'$.ts', '') AS ts, unixepoch(line->>'$.ts') * 1000000000 AS ts_ns,
+    line->>'$.tier' AS tier, line->>'$.depth' AS depth, line->>'$.category' AS category, line->>'$.input' AS input,
+    line->>'$.decision' AS decision, coalesce(line->>'$.reason', '') AS reason, coalesce(line->>'$.next_action', '') AS next_action,
+    coalesce(line->>'$.verification', 'PENDING') AS verification, line->>'$.retrograde.previous_id' AS retro_prev_id,
+    coalesce(line->>'$.retrograde.outcome', 'N/A') AS retro_outcome, line->>'$.confidence' AS confidence,
+    coalesce(line->>'$.requestor', '') AS requestor, coalesce(line->>'$.context', '') AS context,
+    coalesce(line->>'$.request_id', '') AS request_id, line AS raw
+  FROM raw ORDER BY rowid);
 INSERT INTO decisions_fts (rowid, input, reason, next_action, context)
 SELECT seq, input, reason, next_action, context FROM decisions;
 INSERT INTO outcome_events (decision_id, outcome, at_ns, src_rank, ts, evidence, file_id, line, recorded_by, raw)
@@ -106,7 +113,7 @@ func LoadScript(schema, path string, pageSize int) string {
 		fmt.Fprintf(&b, "PRAGMA page_size = %d;\n", pageSize)
 	}
 	b.WriteString("PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\n")
-	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`)
+	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`, db.CanonicalDecisionSQL(""))
 	return b.String()
 }
 

@@ -94,10 +94,12 @@ func runImport(ctx context.Context, e *Env) (string, error) {
 	}
 
 	orbit := Summarize(cs[0].samples)
-	t := Table{Header: []string{"tool", "median", "min", "max", "records/s (median)", "peak RSS (median)", "orbit ÷ tool (time)"}}
+	t := Table{Header: []string{"tool", "median", "min", "max", "records/s (median)", "peak RSS (median)", "index size", "index ÷ journal", "orbit ÷ tool (time)"}}
 	for _, c := range cs {
 		st := Summarize(c.samples)
-		t.Add(c.name, Dur(st.Median), Dur(st.Min), Dur(st.Max), Rate(n, st.Median), MB(st.MedianRSSKB), Ratio(orbit.Median, st.Median))
+		size := c.samples[len(c.samples)-1].IndexBytes
+		t.Add(c.name, Dur(st.Median), Dur(st.Min), Dur(st.Max), Rate(n, st.Median), MB(st.MedianRSSKB), MB(size/1024),
+			fmt.Sprintf("%.2f", float64(size)/float64(fi.Size())), Ratio(orbit.Median, st.Median))
 	}
 
 	var b strings.Builder
@@ -160,7 +162,10 @@ func (e *Env) loadSQLite3(schema, src string, pageSize int, count bool) (Sample,
 	}
 	defer cmd.Stdin.(*os.File).Close()
 	s, err := Measure(cmd)
-	if err != nil || !count {
+	if err != nil {
+		return s, "", err
+	}
+	if s.IndexBytes, err = DBBytes(dbPath); err != nil || !count {
 		return s, "", err
 	}
 	c, err := IndexCounts(e.SQLite3, dbPath)

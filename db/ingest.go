@@ -165,7 +165,7 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 	return nil
 }
 
-// canonicalRaw is the SQL of the canonical text of a decision row whose
+// CanonicalDecisionSQL is the SQL of the canonical text of a decision row whose
 // columns are named with the prefix p ("d.", or "" inside an INSERT's
 // SELECT): its fields as orbit writes a decision line (journal.Marshal of
 // journal.Decision: seed 000's field order, compact, the optional fields
@@ -173,7 +173,7 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 // checked against when it is indexed is the text it is read back as. (Where
 // SQLite's rendering differs from Go's, as for U+2028 or a confidence of
 // more than 15 digits, the line keeps its raw text.)
-func canonicalRaw(p string) string {
+func CanonicalDecisionSQL(p string) string {
 	q := func(col string) string { return "json_quote(" + p + col + ")" }
 	return `'{"id":' || ` + q("id") + ` || ',"iteration":' || ` + p + `iteration || ',"ts":' || ` + q("ts") +
 		` || ',"tier":' || ` + q("tier") + ` || ',"depth":' || ` + q("depth") + ` || ',"category":' || ` + q("category") +
@@ -192,7 +192,7 @@ func canonicalRaw(p string) string {
 // empty), so that the index does not hold each line twice.
 func DecisionRawSQL(alias string) string {
 	p := alias + "."
-	return `CASE WHEN ` + p + `raw = '' THEN ` + canonicalRaw(p) + ` ELSE ` + p + `raw END`
+	return `CASE WHEN ` + p + `raw = '' THEN ` + CanonicalDecisionSQL(p) + ` ELSE ` + p + `raw END`
 }
 
 // insertDecision keeps raw only when it is not the canonical form of the
@@ -202,7 +202,7 @@ var insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_o
 	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
 	SELECT id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
 	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
-	CASE WHEN raw = ` + canonicalRaw("") + ` THEN '' ELSE raw END
+	CASE WHEN raw = ` + CanonicalDecisionSQL("") + ` THEN '' ELSE raw END
 	FROM (SELECT ? AS id, ? AS file_id, ? AS line, ? AS line_end, ? AS byte_offset, ? AS iteration, ? AS ts, ? AS ts_ns, ? AS tier,
 		? AS depth, ? AS category, ? AS input, ? AS decision, ? AS reason, ? AS next_action, ? AS verification, ? AS retro_prev_id,
 		? AS retro_outcome, ? AS confidence, ? AS requestor, ? AS context, ? AS request_id, ? AS raw) WHERE true

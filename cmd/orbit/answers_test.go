@@ -45,9 +45,9 @@ func readAnswers(t *testing.T, p *testProject, ids, queries []string) string {
 	return b.String()
 }
 
-// asSchemaV3 makes the project's index what schema v4 left: every decision
+// asSchemaV4 makes the project's index what schema v4 left: every decision
 // with its whole line in raw, the last migration not applied.
-func asSchemaV3(t *testing.T, p *testProject) {
+func asSchemaV4(t *testing.T, p *testProject) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := db.Open(ctx, p.path(indexRel), db.Options{})
@@ -92,7 +92,7 @@ func checkSameAnswers(t *testing.T, p *testProject, ids, queries []string) {
 	}
 	before := readAnswers(t, p, ids, queries)
 
-	asSchemaV3(t, p)
+	asSchemaV4(t, p)
 	if elided(t, p) != 0 {
 		t.Fatal("the v4 index still leaves raw text out")
 	}
