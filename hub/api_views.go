@@ -102,7 +102,12 @@ func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request, a Acces
 		s.fail(w, r, err)
 		return
 	}
-	server.WriteJSON(w, http.StatusOK, page)
+	// One form with orbit serve: the list, the next page in the Link
+	// header.
+	if page.Next != "" {
+		server.NextLink(w, r, page.Next)
+	}
+	server.WriteJSON(w, http.StatusOK, page.Items)
 }
 
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request, a Access) {

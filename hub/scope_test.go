@@ -39,17 +39,17 @@ func TestOneProjectCannotSeeAnother(t *testing.T) {
 		}
 		b.push(t, url, adminToken)
 
-		type page struct {
-			Items []struct {
-				Project string `json:"project"`
-				ID      string `json:"id"`
-			} `json:"items"`
+		// A page is an array, as orbit serve answers; the next page's
+		// address is in the Link header.
+		type page []struct {
+			Project string `json:"project"`
+			ID      string `json:"id"`
 		}
 		var pa page
-		if st := get(t, url+"/api/v1/decisions?limit=1000", pushA, &pa); st != 200 || len(pa.Items) != 40 {
-			t.Fatalf("A's own decisions: status %d, %d items; want 200, 40", st, len(pa.Items))
+		if st := get(t, url+"/api/v1/decisions?limit=1000", pushA, &pa); st != 200 || len(pa) != 40 {
+			t.Fatalf("A's own decisions: status %d, %d items; want 200, 40", st, len(pa))
 		}
-		for _, it := range pa.Items {
+		for _, it := range pa {
 			if it.Project != "proj-a" {
 				t.Fatalf("A's token read a decision of %s", it.Project)
 			}
@@ -72,12 +72,12 @@ func TestOneProjectCannotSeeAnother(t *testing.T) {
 			t.Errorf("projects with an unknown token: %d; want 401", st)
 		}
 		var pb page
-		if st := get(t, url+"/api/v1/decisions?limit=1000", readB, &pb); st != 200 || len(pb.Items) != 60 {
-			t.Errorf("B's read token: status %d, %d items; want 200, 60", st, len(pb.Items))
+		if st := get(t, url+"/api/v1/decisions?limit=1000", readB, &pb); st != 200 || len(pb) != 60 {
+			t.Errorf("B's read token: status %d, %d items; want 200, 60", st, len(pb))
 		}
 		var all page
-		if st := get(t, url+"/api/v1/decisions?project=*&limit=1000", fleet, &all); st != 200 || len(all.Items) != 100 {
-			t.Errorf("fleet token over *: status %d, %d items; want 200, 100", st, len(all.Items))
+		if st := get(t, url+"/api/v1/decisions?project=*&limit=1000", fleet, &all); st != 200 || len(all) != 100 {
+			t.Errorf("fleet token over *: status %d, %d items; want 200, 100", st, len(all))
 		}
 		if st := get(t, url+"/api/v1/projects", fleet, &projects); st != 200 || len(projects) != 2 {
 			t.Errorf("projects with the fleet token: %d, %d; want 2", st, len(projects))

@@ -254,11 +254,7 @@ func (s *Server) handleDecisions(w http.ResponseWriter, r *http.Request) {
 	items := []journal.DecisionView{}
 	for i := range rows {
 		if i == limit {
-			next := *r.URL
-			q := next.Query()
-			q.Set("before", strconv.FormatInt(rows[i-1].Seq, 10))
-			next.RawQuery = q.Encode()
-			w.Header().Set("Link", "<"+next.RequestURI()+`>; rel="next"`)
+			NextLink(w, r, strconv.FormatInt(rows[i-1].Seq, 10))
 			break
 		}
 		items = append(items, journal.ViewOf(&rows[i]))

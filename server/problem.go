@@ -93,5 +93,16 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, status int, title, det
 	problem(w, r, status, title, detail)
 }
 
+// NextLink points a page's answer at the next page: the request's address
+// with before set to the cursor, in a Link header (rel="next"), as
+// GitHub's API pages. The body stays the list itself.
+func NextLink(w http.ResponseWriter, r *http.Request, before string) {
+	next := *r.URL
+	q := next.Query()
+	q.Set("before", before)
+	next.RawQuery = q.Encode()
+	w.Header().Set("Link", "<"+next.RequestURI()+`>; rel="next"`)
+}
+
 // WriteJSON writes v as the API writes every answer.
 func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
