@@ -60,17 +60,38 @@ func reliabilityTable(c trust.Calibration) *Table {
 	return t
 }
 
-// trend is the per-iteration accuracy as a sparkline with its range.
+// trend is the per-iteration accuracy as a sparkline with its range. An
+// iteration without a verified decision is a gap, drawn as one · (a run of
+// more than maxGapDots as … with its length), so the line never joins
+// iterations that were not next to each other.
 func trend(its []trust.IterationStat) string {
 	if len(its) == 0 {
 		return "no iteration has a verified decision yet"
 	}
-	vals := make([]float64, len(its))
+	var b strings.Builder
+	gaps := false
 	for i, it := range its {
-		vals[i] = it.Accuracy
+		if i > 0 {
+			if k := it.Iteration - its[i-1].Iteration - 1; k > maxGapDots {
+				fmt.Fprintf(&b, "·…%d…·", k)
+				gaps = true
+			} else if k > 0 {
+				b.WriteString(strings.Repeat("·", int(k)))
+				gaps = true
+			}
+		}
+		b.WriteString(trust.Sparkline([]float64{it.Accuracy}))
 	}
-	return fmt.Sprintf("iterations %d–%d  %s", its[0].Iteration, its[len(its)-1].Iteration, trust.Sparkline(vals))
+	line := fmt.Sprintf("iterations %d–%d  %s", its[0].Iteration, its[len(its)-1].Iteration, b.String())
+	if gaps {
+		line += "  (· an iteration without a verified decision)"
+	}
+	return line
 }
+
+// maxGapDots is the longest run of iterations without a verified decision
+// that trend draws one dot each.
+const maxGapDots = 5
 
 func calibrationLine(c trust.Calibration) string {
 	if c.N == 0 {

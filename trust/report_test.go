@@ -260,6 +260,22 @@ func TestFilters(t *testing.T) {
 	if since.WithOutcome != 10 || since.Decisions != 40 {
 		t.Errorf("--since 2026-03-21: %d scored, %d decisions; want 10, 40", since.WithOutcome, since.Decisions)
 	}
+	// The report says what it is filtered by, the time included.
+	for _, tt := range []struct {
+		f    trust.Filter
+		want string
+	}{
+		{trust.Filter{SinceNS: mustNS(t, "2026-03-21T00:00:00Z")}, "since 2026-03-21"},
+		{trust.Filter{SinceNS: mustNS(t, "2026-03-21T09:30:05Z"), Category: "quality"}, "category quality, since 2026-03-21 09:30:05 UTC"},
+	} {
+		r, err := trust.Load(e.ctx, e.ix.Store, trust.Options{Filter: tt.f, Iterations: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Filter != tt.want {
+			t.Errorf("Load(%+v).Filter = %q; want %q", tt.f, r.Filter, tt.want)
+		}
+	}
 }
 
 func mustNS(t *testing.T, s string) int64 {

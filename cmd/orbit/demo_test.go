@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDemo(t *testing.T) {
@@ -78,5 +80,23 @@ func TestDemoWording(t *testing.T) {
 	slip := regexp.MustCompile(`(^|[^0-9.,])[+]?1 (decisions|records|conflicts|warnings|problems|tracks|requests|minutes|lines|events|rejected lines|outcome events|new rejected lines|pending requests|entries|iterations)\b|-0\.0+\b`)
 	for _, m := range slip.FindAllString(out, -1) {
 		t.Errorf("demo output says %q", strings.TrimSpace(m))
+	}
+	if strings.Contains(out, "since a time") {
+		t.Errorf("demo output says \"since a time\" instead of the time")
+	}
+	// The trend draws every iteration of its range: a verified one as a
+	// block, one without a verified decision as a dot.
+	trend := regexp.MustCompile(`(?m)^iterations (\d+)–(\d+)  ([▁▂▃▄▅▆▇█·]+)(  \(· an iteration without a verified decision\))?$`).FindStringSubmatch(out)
+	if trend == nil {
+		t.Fatalf("demo output has no trend line drawn one mark per iteration")
+	}
+	var from, to int
+	fmt.Sscan(trend[1], &from)
+	fmt.Sscan(trend[2], &to)
+	if n := utf8.RuneCountInString(trend[3]); n != to-from+1 {
+		t.Errorf("trend %q: %d marks for iterations %d–%d; want one per iteration", trend[0], n, from, to)
+	}
+	if strings.Contains(trend[3], "·") != (trend[4] != "") {
+		t.Errorf("trend %q: the legend says what · means exactly when there is one", trend[0])
 	}
 }
