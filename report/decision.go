@@ -19,6 +19,10 @@ func ConfidenceText(c *float64) string {
 	return strconv.FormatFloat(*c, 'f', -1, 64)
 }
 
+// DecisionInputColumn is the input's column in DecisionTable: the widest
+// text, cut first when the table must fit a terminal.
+const DecisionInputColumn = 9
+
 // DecisionTable is the table `orbit log` shows.
 func DecisionTable(ds []journal.DecisionView) *Table {
 	t := &Table{Header: []string{"ID", "ITER", "TS", "TIER", "DEPTH", "CATEGORY", "DECISION", "CONF", "OUTCOME", "INPUT"}}

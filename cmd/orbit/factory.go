@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"golang.org/x/term"
@@ -23,16 +24,27 @@ type IOStreams struct {
 	InTTY  bool
 	OutTTY bool
 	ErrTTY bool
+	// Width is the terminal's width in columns when Out is one (0:
+	// unknown): tables are cut to fit it.
+	Width int
 }
 
 // SystemIO returns the process's streams.
 func SystemIO() *IOStreams {
-	return &IOStreams{
+	io := &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
+	if io.OutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			io.Width = w
+		} else if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+			io.Width = n
+		}
+	}
+	return io
 }
 
 // Factory hands commands their dependencies, lazily: nothing is opened until

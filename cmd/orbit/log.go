@@ -26,8 +26,11 @@ func newCmdLog(f *Factory, runF func(*logOptions) error) *cobra.Command {
 		Short: "Show the latest decisions",
 		Long: `Show the latest decisions, newest first, with their time and current outcome
 (the latest retrograde event: CORRECT, INCORRECT, or PENDING while
-unverified). Filters combine; enumerations are taken in any case. What
-awaits a human is --decision NEEDS_REVIEW. Times are UTC.`,
+unverified; VOIDED for a decision voided by orbit void). Filters combine;
+enumerations are taken in any case. What awaits a human is --decision
+NEEDS_REVIEW. Times are UTC. On a terminal the table fits its width (the
+input cut with …); piped, each decision is one tab-separated line of full
+text.`,
 		Example: `  orbit log
   orbit log --limit 50 --category architecture
   orbit log --decision needs_review --since 7d
@@ -110,5 +113,13 @@ func logRun(ctx context.Context, opts *logOptions) error {
 		}
 		return nil
 	}
-	return report.DecisionTable(ds).Render(f.IO.Out, f.IO.OutTTY)
+	t := report.DecisionTable(ds)
+	if f.IO.OutTTY {
+		// On a terminal the input, the widest text, is cut to fit;
+		// piped, every row keeps its full text.
+		if err := report.Fit(t, report.DecisionInputColumn, f.IO.Width); err != nil {
+			return err
+		}
+	}
+	return t.Render(f.IO.Out, f.IO.OutTTY)
 }
