@@ -80,7 +80,7 @@ func TestReadEndpointsTakeProject(t *testing.T) {
 			return map[string]int{"decisions": rep.Decisions}
 		}
 		views := []view{
-			{"/api/v1/decisions?limit=1000", true, items("items")},
+			{"/api/v1/decisions?limit=1000", true, items("")},
 			{"/api/v1/stale?iterations=1&limit=1000", false, items("decisions")},
 			{"/api/v1/loops?", false, items("")},
 			{"/api/v1/precedent?k=100&incorrect=include&q=deploy+cache+release+service+migration+docs", true, items("")},

@@ -127,7 +127,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 	if s.step("Create the journal and the index", "init") != 0 {
 		return fmt.Errorf("demo: init failed")
 	}
-	s.step("Import a loop's journal (seed 000 format)", "import", rel(demo.JournalFile))
+	s.step("Import a loop's journal (the ORBIT CEO loop's format)", "import", rel(demo.JournalFile))
 	s.step("Import an agent-written journal: each bad line is named, the good ones still import", "import", rel(demo.AgentFile))
 	fmt.Fprintln(out, "   (exit status 3: some lines were rejected; they stay in the source file)")
 
@@ -159,7 +159,7 @@ func demoRun(ctx context.Context, opts *demoOptions) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
-	fmt.Fprintf(out, "\n== A loop's state file and pending queue (seed 000's worked example)\n$ cp %s %s\n$ cp %s %s\n",
+	fmt.Fprintf(out, "\n== A loop's state file and pending queue (the ORBIT CEO loop's worked example)\n$ cp %s %s\n$ cp %s %s\n",
 		rel(demo.StateFile), project.StateFile, rel(demo.QueueFile), project.PendingFile)
 	s.step("The matrix in force at the current trust level", "policy")
 	s.step("REASON: decide the trivial items in one batch, name the deep focus", "decide", "--queue")

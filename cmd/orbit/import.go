@@ -28,7 +28,7 @@ func newCmdImport(f *Factory, runF func(*importOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Add the decisions of other JSONL journals to this project's journal",
-		Long: `Append the decision records of other JSONL journals (seed 000 format) to this
+		Long: `Append the decision records of other JSONL journals (the ORBIT CEO loop's format) to this
 project's journal, under its lock, then index them.
 
 Idempotent: a record whose id is already in the journal with the same content

@@ -15,7 +15,7 @@ func newCmdKnowledge(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "knowledge <command>",
 		Short: "Conductor's error registry and patterns: matched, counted, kept honest",
-		Long: `Index conductor's knowledge layer (seed 004): conductor/knowledge/errors.json,
+		Long: `Index Conductor's knowledge layer: conductor/knowledge/errors.json,
 the registry of known errors (a regex and its solution), and
 conductor/knowledge/patterns.md, the pattern library. Every shape of
 errors.json found in the wild is read, and patterns.md's "### Name" sections

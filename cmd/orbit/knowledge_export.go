@@ -23,7 +23,7 @@ func newCmdKnowledgeExport(f *Factory, runF func(*knowledgeExportOptions) error)
 		Long: `Write the matches recorded since the last export into each indexed
 errors.json: an entry's occurrences grows by its matches and last_seen
 becomes the day of the latest. errors.json is the one file orbit rewrites
-(seed 004 treats it as a registry): atomically, changing only those values
+(Conductor treats it as a registry): atomically, changing only those values
 (a missing field is added after the entry's last one, laid out like it), so
 every other field, the key order, the indentation and the file's shape stay.
 The file as it was is kept beside it as errors.json.bak. A file without new

@@ -54,7 +54,7 @@ defaults to DIR/../tracks) are appended to the decision journal as decisions
 conductor-<track>-<n>, so that precedent search and trust reports see them
 (see the README for the mapping). Idempotent: decisions already in the
 journal are skipped (exit 0), even when orbit's mapping changed since. A
-type seed 004 does not define is imported as scope/medium, with a warning
+type Conductor does not define is imported as scope/medium, with a warning
 when it is appended. Imported decisions keep their own track: they are never
 in the ORBIT loop's stale list.
 

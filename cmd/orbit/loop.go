@@ -20,12 +20,12 @@ func newCmdLoop(f *Factory) *cobra.Command {
 		Short: "The ORBIT loop, and the loops of every framework in the project",
 		Long: `The ORBIT loop runs one CEO-LOOP iteration per turn; the Stop hook (orbit hook
 stop) re-feeds the agent until the loop is done. start, stop and status write
-and read its state file, .claude/ceo-loop-state.json, as /forge:ceo-loop does.
+and read its state file, .claude/ceo-loop-state.json, as NXTG-Forge's /forge:ceo-loop does.
 
 list, show, stop ID, pause and resume see and control the loops of every
 framework in the project (Citadel, CCW, Cavekit, Conductor and ORBIT), with
 their statuses mapped to Citadel's shared stop vocabulary. templates, plan
-and run are Citadel's loop contract (seed 001): its templates, contract
+and run are Citadel's loop contract: its templates, contract
 records under .planning/loops/, and the bounded foreground runner.`,
 		Example: `  orbit loop start --max-iterations 20 --time-limit 30m
   orbit loop status

@@ -22,8 +22,8 @@ func newCmdLoopPlan(f *Factory, runF func(*loopPlanOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "plan --template NAME",
 		Short: "Print or write a Citadel loop contract record from a template",
-		Long: `Instantiate a template as a loop contract record (seed 001) with every field the
-seed lists (id, type, trigger, input, scope, permissions, budget, verifier,
+		Long: `Instantiate a template as a loop contract record with every field the
+contract lists (id, type, trigger, input, scope, permissions, budget, verifier,
 retry, stopConditions, statePath, reviewArtifact, recovery) and the ones
 Citadel's scripts add (version, template, title, status, createdAt,
 updatedAt, runs, notes), status planned. The record is printed as JSON; with

@@ -50,7 +50,7 @@ shared stop vocabulary (default stopped) and --reason free text:
   Cavekit    Cavekit's teardown: .cavekit/.loop.json removed (the Stop hook
              then does nothing), a lock without a live heartbeat removed,
              state.md phase complete
-  Conductor  seed 004's completeWithWarnings: COMPLETE/PASSED_WITH_WARNINGS,
+  Conductor  Conductor's completeWithWarnings: COMPLETE/PASSED_WITH_WARNINGS,
              a warning, a completed_with_warnings decision, status complete,
              tracks.md "Done (with warnings)"; done: the Track Completion
              Protocol; blocked: step status BLOCKED with an ACTIVE blocker

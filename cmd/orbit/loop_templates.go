@@ -20,7 +20,7 @@ func newCmdLoopTemplates(f *Factory, runF func(*loopTemplatesOptions) error) *co
 	cmd := &cobra.Command{
 		Use:   "templates",
 		Short: "List Citadel's eight loop templates with their defaults",
-		Long: `List the loop templates of seed 001 (Citadel's core/loops/templates.js) with
+		Long: `List the loop templates of Citadel's loop contract (core/loops/templates.js) with
 their defaults: workflow type, trigger kind and cadence, attempts, verifier
 and stop conditions. ` + "`orbit loop plan --template NAME`" + ` instantiates one.`,
 		Example: "  orbit loop templates\n  orbit loop templates --json=id,triggerKind,maxAttempts",

@@ -19,7 +19,7 @@ func newCmdMCP(f *Factory, runF func(*mcpOptions) error) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve orbit's tools to an agent over the Model Context Protocol (stdio)",
 		Long: `Serve orbit to an agent as a Model Context Protocol server on stdin and stdout,
-for an agent that has no Bash tool (seed 000, gotcha 8) or prefers typed
+for an agent that has no Bash tool (the ORBIT CEO loop's nxtg-ceo-loop agent) or prefers typed
 tools. orbit init --claude --mcp registers it in the project's .mcp.json.
 
 Tools: decide (orbit decide, and --request with request), retro, queue (the

@@ -26,7 +26,7 @@ func newCmdPolicy(f *Factory, runF func(*policyOptions) error) *cobra.Command {
 		Long: `Print the tier each impact and reversibility gets at the current trust level
 (computed from the recorded outcomes), or at the level given with --level.
 
-  standard  seed 000's matrix as written; High + irreversible is deep_think
+  standard  the ORBIT CEO loop's matrix as written; High + irreversible is deep_think
   demoted   every medium- and high-impact item escalates to a human
   elevated  medium + reversible is auto-approved as well`,
 		Example: `  orbit policy

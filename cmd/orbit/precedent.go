@@ -41,7 +41,7 @@ the reason and the next action, with stemming: "migrate" meets "migration"),
 a boost for the same --category, and recency as the tie-breaker.
 
 Each hit shows its current outcome. Decisions proved INCORRECT are marked
-AVOID with the evidence of their verdict (seed 000: see them, do not repeat
+AVOID with the evidence of their verdict (the ORBIT CEO loop: see them, do not repeat
 them), ranked by relevance like the others; when none of the best hits is
 one, the best failed precedent scoring at least 60% of the top hit takes the
 last place. --include-incorrect ranks them like the rest without that,

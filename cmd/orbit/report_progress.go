@@ -16,7 +16,7 @@ func newCmdReportProgress(f *Factory, runF func(*reportOptions) error) *cobra.Co
 	opts := &reportOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "progress",
-		Short: "Render seed 000's progress file from the index",
+		Short: "Render the ORBIT CEO loop's progress file from the index",
 		Long: `Render orbit's part of .claude/ceo-loop-progress.md from the index, the queue
 and the state file, at most 28 lines. What the next iteration must see comes
 first (gotcha 5): queue status, next depth target, queue items that cannot be

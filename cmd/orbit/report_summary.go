@@ -13,7 +13,7 @@ func newCmdReportSummary(f *Factory, runF func(*reportOptions) error) *cobra.Com
 	opts := &reportOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "summary",
-		Short: `Print seed 000's "Session Complete" block`,
+		Short: `Print the ORBIT CEO loop's "Session Complete" block`,
 		Example: `  orbit report summary
   orbit report summary --json`,
 		Args: noArgs,

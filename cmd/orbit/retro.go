@@ -26,7 +26,7 @@ func newCmdRetro(f *Factory, runF func(*retroOptions) error) *cobra.Command {
 		Short: "Record whether an earlier decision proved right",
 		Long: `Record a retrograde outcome for a decision as an append-only event in
 .claude/ceo-loop-retrograde.jsonl. The decision's own line is never edited
-(seed 000, gotcha 4). A later outcome for the same decision supersedes this
+(outcomes are events, never edits). A later outcome for the same decision supersedes this
 one; both stay in the history. CONFIRMED and FAILED are accepted for CORRECT
 and INCORRECT, in any case. PENDING takes a verdict given by mistake back
 (with --evidence saying why): the decision is unverified again, and both

@@ -28,7 +28,7 @@ func newCmdStale(f *Factory, runF func(*staleOptions) error) *cobra.Command {
 		Use:   "stale",
 		Short: "List decisions still unverified long after they were made",
 		Long: `List decisions whose current outcome is still PENDING more than --iterations
-iterations after they were made (seed 000's TURN phase: 2), or, with
+iterations after they were made (the ORBIT CEO loop's TURN phase: 2), or, with
 --older-than, whose ts is older than a duration. The current iteration is the
 state file's, else the journal's highest.
 

@@ -33,7 +33,7 @@ func newCmdTrust(f *Factory, runF func(*trustOptions) error) *cobra.Command {
 		Short: "How accurate the loop has been, and whether its confidence means anything",
 		Long: `Report the loop's accuracy over its scored decisions (current outcome CORRECT
 or INCORRECT; the latest outcome event wins), the last 20 and last 10, the
-trust level and the alert of seed 000's rules, broken down by category, tier,
+trust level and the alert of the ORBIT CEO loop's rules, broken down by category, tier,
 depth and requestor, and per iteration as a trend.
 
 Calibration: how well stated confidence predicts the outcome. Brier score and
