@@ -18,6 +18,9 @@ import (
 
 	"github.com/orbit-loop/orbit/ceo"
 	"github.com/orbit-loop/orbit/journal"
+	"github.com/orbit-loop/orbit/knowledge"
+	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/report"
 	"github.com/orbit-loop/orbit/server"
@@ -89,6 +92,12 @@ func newContractEnv(t *testing.T) *contractEnv {
 	p := projectWith(t, "journal.jsonl")
 	p.mustRun("retro", "iter-3-1", "INCORRECT", "--evidence", "rolled back <canary> & reverted")
 	p.mustRun("void", "iter-1-1", "--evidence", "recorded by a <test> run")
+	return serveContract(t, p)
+}
+
+// serveContract is the project p with its API.
+func serveContract(t *testing.T, p *testProject) *contractEnv {
+	t.Helper()
 	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
 	f.Now = func() time.Time { return testNow }
 	f.Getenv = func(string) string { return "" }
@@ -204,6 +213,80 @@ func TestContractReads(t *testing.T) {
 	})
 }
 
+// TestContractLoopsQueueKnowledge: the loops (list, show, the ORBIT
+// loop's status), the pending queue and knowledge matches print their one
+// form on the CLI, and the API answers the same, field by field.
+func TestContractLoopsQueueKnowledge(t *testing.T) {
+	p := frameworkProject(t, "project")
+	p.put("conductor/knowledge/errors.json", knowledgeFixture(t, "template.errors.json"))
+	// The fixture's ORBIT loop is active (iteration 7).
+	p.write(".claude/ceo-decisions-pending.json", `[
+  {"id": "req-1", "title": "Pin the <eslint> version", "category": "quality", "impact": "low", "reversible": true},
+  {"id": "req-2", "title": "Move state to Postgres", "category": "architecture", "impact": "high", "reversible": false},
+  {"id": "req-3", "title": "A bad one", "category": "security", "impact": "low", "reversible": true}
+]`)
+	e := serveContract(t, p)
+	schema := schemas(t)
+
+	// Lists and one loop: the CLI's JSON is the API's.
+	res := e.mustRun("loop", "list", "--json")
+	validate(t, "orbit loop list --json", schema("Loop"), []byte(res.stdout), true)
+	if api := e.get(t, "/api/v1/loops"); !sameJSONValue(t, []byte(res.stdout), api) {
+		t.Errorf("orbit loop list --json and GET /api/v1/loops differ:\nCLI %s\nAPI %s", res.stdout, api)
+	}
+	var loops []struct{ Framework, ID string }
+	json.Unmarshal([]byte(res.stdout), &loops)
+	frameworks := map[string]bool{}
+	for _, l := range loops {
+		frameworks[l.Framework] = true
+	}
+	if len(frameworks) != 5 {
+		t.Errorf("loop list: frameworks %v; want all five, the ORBIT loop included", frameworks)
+	}
+	for _, id := range []string{"orbit", "foreground-loop-touch-done-flag-2026-11-29T19-19-30-576Z"} {
+		res := e.mustRun("loop", "show", "--json", id)
+		validate(t, "orbit loop show --json "+id, schema("Loop"), []byte(res.stdout), false)
+		if api := e.get(t, "/api/v1/loops/"+id); !sameJSONValue(t, []byte(res.stdout), api) {
+			t.Errorf("orbit loop show --json %s and GET /api/v1/loops/%s differ:\nCLI %s\nAPI %s", id, id, res.stdout, api)
+		}
+	}
+
+	// The ORBIT loop's status is the state the queue's answer carries,
+	// with the lock beside it.
+	status := e.mustRun("loop", "status", "--json")
+	validate(t, "orbit loop status --json", schema("LoopStatus"), []byte(status.stdout), false)
+	queue := e.get(t, "/api/v1/queue")
+	validate(t, "GET /api/v1/queue", schema("Queue"), queue, false)
+	var st map[string]json.RawMessage
+	var q struct {
+		Loop    json.RawMessage
+		Pending []struct{ ID, Depth string }
+		Invalid []struct {
+			Item  int
+			Field string
+		}
+	}
+	json.Unmarshal([]byte(status.stdout), &st)
+	json.Unmarshal(queue, &q)
+	delete(st, "lock")
+	stLoop, _ := json.Marshal(st)
+	if !sameJSONValue(t, stLoop, q.Loop) {
+		t.Errorf("orbit loop status --json (without its lock) and GET /api/v1/queue's loop differ:\nCLI %s\nAPI %s", stLoop, q.Loop)
+	}
+	if len(q.Pending) != 2 || q.Pending[0].ID != "req-1" || q.Pending[0].Depth != "trivial" || len(q.Invalid) != 1 || q.Invalid[0].Item != 3 || q.Invalid[0].Field != "category" {
+		t.Errorf("GET /api/v1/queue = %s; want req-1 (trivial) and req-2 pending, item 3 invalid by its category", queue)
+	}
+
+	// Knowledge: the CLI's matches are the API's, nothing recorded.
+	text := "Error: Cannot find module 'react'"
+	res = e.mustRun("knowledge", "match", "--json", "--no-record", text)
+	validate(t, "orbit knowledge match --json", schema("KnowledgeMatch"), []byte(res.stdout), true)
+	api := e.postWant(t, "/api/v1/knowledge/match", `{"text":"Error: Cannot find module 'react'","record":false}`, http.StatusOK)
+	if !sameJSONValue(t, []byte(res.stdout), api) {
+		t.Errorf("orbit knowledge match --json and POST /api/v1/knowledge/match differ:\nCLI %s\nAPI %s", res.stdout, api)
+	}
+}
+
 // TestContractWrites: decide and retro answer the one form of what they
 // wrote, on the CLI and the API alike.
 func TestContractWrites(t *testing.T) {
@@ -254,6 +337,12 @@ func TestContractWrites(t *testing.T) {
 // loopback port of its own.
 func (e *contractEnv) post(t *testing.T, path, body string) []byte {
 	t.Helper()
+	return e.postWant(t, path, body, http.StatusCreated)
+}
+
+// postWant is post answered with status want.
+func (e *contractEnv) postWant(t *testing.T, path, body string, want int) []byte {
+	t.Helper()
 	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
 	f.Now = func() time.Time { return testNow }
 	f.Getenv = func(string) string { return "" }
@@ -281,8 +370,8 @@ func (e *contractEnv) post(t *testing.T, path, body string) []byte {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 201 {
-		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, data)
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: %d %s; want %d", path, resp.StatusCode, data, want)
 	}
 	return data
 }
@@ -310,6 +399,8 @@ func TestContractFieldsDocumented(t *testing.T) {
 		"OutcomeEvent": journal.EventView{}, "Retro": ceo.RetroResult{}, "StaleDecision": ceo.StaleDecision{},
 		"DecisionDetail": ceo.Shown{}, "DecideRequest": ceo.Request{},
 		"Void": ceo.VoidResult{}, "VoidEvent": journal.VoidView{}, "VoidRequest": server.VoidRequest{},
+		"Loop": loop.View{}, "LoopInfo": ceo.LoopInfo{}, "LoopStatus": orbitloop.Status{}, "Queue": ceo.QueueView{},
+		"KnowledgeMatch": knowledge.Match{},
 	} {
 		keys := objectKeys(t, doc.Components.Schemas[name].Properties)
 		if want := report.Fields(v); !slices.Equal(keys, want) {
