@@ -321,15 +321,17 @@ type StatsFilter struct {
 	FromIteration int64
 }
 
-// Stats counts the decisions the filter keeps. Auto-approved, deep and
-// escalated split them (seed 000's session summary): escalated are those
-// of tier escalate or decided NEEDS_REVIEW (left to a human), auto-approved
-// the other auto_approve ones, deep every other (reasoned by the agent).
+// Stats counts the decisions the filter keeps, as seed 000's session
+// statistics count them: auto-approved (trivial) are the trivial batch's
+// auto_approve decisions APPROVED, deep those of the deep mode (depth
+// light, medium or heavy, whatever their tier), escalated those of tier
+// escalate or decided NEEDS_REVIEW (left to a human). A deep decision
+// escalated counts in both, as in the seed.
 func (s *Store) Stats(ctx context.Context, f StatsFilter) (SessionStats, error) {
 	var st SessionStats
 	q := `SELECT count(*) AS total,
-		coalesce(sum(d.tier = 'auto_approve' AND d.decision <> 'NEEDS_REVIEW'), 0) AS auto,
-		coalesce(sum(d.tier NOT IN ('auto_approve', 'escalate') AND d.decision <> 'NEEDS_REVIEW'), 0) AS deep,
+		coalesce(sum(d.depth = 'trivial' AND d.tier = 'auto_approve' AND d.decision = 'APPROVED'), 0) AS auto,
+		coalesce(sum(d.depth <> 'trivial'), 0) AS deep,
 		coalesce(sum(d.tier = 'escalate' OR d.decision = 'NEEDS_REVIEW'), 0) AS escalated,
 		coalesce(sum(d.depth = 'trivial'), 0) AS trivial,
 		coalesce(sum(d.decision = 'APPROVED'), 0) AS approved,

@@ -162,7 +162,7 @@ func ProgressMarkdown(w io.Writer, p ceo.Progress) {
 		fmt.Fprintf(w, "- Deep focus: none\n")
 	}
 	fmt.Fprintf(w, "\n## Session Statistics\n")
-	fmt.Fprintf(w, "- Total decisions this session: %d | Auto-approved: %d | Deep decisions: %d | Escalated to human: %d | Incorrect (retrograde): %d\n",
+	fmt.Fprintf(w, "- Total decisions this session: %d | Auto-approved (trivial): %d | Deep decisions: %d | Escalated to human: %d | Incorrect (retrograde): %d\n",
 		s.Total, s.Auto, s.Deep, s.Escalated, s.Incorrect)
 }
 

@@ -189,8 +189,8 @@ func TestGatherProgress(t *testing.T) {
 		{"focus", p.Focus != nil && p.Focus.ID == "iter-3-2", true},
 		{"session total (since started_at)", p.Session.Total, int64(6)},
 		{"session auto", p.Session.Auto, int64(2)},
-		// Auto-approved, deep and escalated split the session: 2 + 3 + 1.
-		{"session deep", p.Session.Deep, int64(3)},
+		// Deep decisions are the light, medium and heavy ones (seed 000).
+		{"session deep", p.Session.Deep, int64(4)},
 		{"session escalated", p.Session.Escalated, int64(1)},
 		{"session correct", p.Session.Correct, int64(2)},
 		{"session incorrect", p.Session.Incorrect, int64(1)},
