@@ -164,39 +164,33 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 		}
 	}
 
-	// The hooks.
-	settings := p.Path(SettingsFile)
-	data, err := ReadSettings(p.Root, settings)
+	// The hooks, in settings.json or settings.local.json.
+	reg, err := ReadRegistration(p.Root)
+	_, serr := os.Lstat(p.Path(SettingsFile))
+	_, lerr := os.Lstat(p.Path(LocalSettingsFile))
 	switch {
-	case err != nil:
-		add(Problem, SettingsFile, err.Error(), "")
-	case len(data) == 0:
+	case err == nil && os.IsNotExist(serr) && os.IsNotExist(lerr):
 		add(Warning, SettingsFile, "absent: no hook drives the ORBIT loop", "`orbit init --claude` registers orbit's hooks")
+	case err != nil:
+		add(Problem, SettingsFile, err.Error(), "fix the JSON; `orbit init --claude` keeps the rest of the file")
 	default:
 		for _, ev := range Events {
-			cmd, err := RegisteredCommand(data, ev.Event, ev.Sub)
+			r, ok := reg.Orbit[ev.Event]
 			switch {
-			case err != nil:
-				add(Problem, SettingsFile, "not valid JSON: "+err.Error(), "fix the JSON; `orbit init --claude` keeps the rest of the file")
-			case cmd == "":
+			case !ok:
 				add(Warning, SettingsFile, fmt.Sprintf("no %s hook runs orbit", ev.Event), "`orbit init --claude` registers it")
+			case !binaryExists(strings.Fields(r.Command)[0]):
+				add(Problem, r.File, fmt.Sprintf("the %s hook runs %q, which does not exist", ev.Event, strings.Fields(r.Command)[0]), "install orbit on PATH, or `orbit init --claude` from the orbit you use")
 			default:
-				if bin := strings.Fields(cmd)[0]; !binaryExists(bin) {
-					add(Problem, SettingsFile, fmt.Sprintf("the %s hook runs %q, which does not exist", ev.Event, bin), "install orbit on PATH, or `orbit init --claude` from the orbit you use")
-				} else {
-					add(OK, SettingsFile, fmt.Sprintf("%s hook: %s", ev.Event, cmd), "")
-				}
-			}
-			if err != nil {
-				break
+				add(OK, r.File, fmt.Sprintf("%s hook: %s", ev.Event, r.Command), "")
 			}
 		}
-		if _, _, warns, err := Install(settings, data, "orbit"); err == nil {
-			for _, w := range warns {
-				if strings.Contains(w, "race") {
-					add(Warning, SettingsFile, w, "remove the other blocking Stop hook")
-				}
-			}
+		for _, r := range reg.CEO {
+			add(Problem, fmt.Sprintf("%s:%d", r.File, r.Line), fmt.Sprintf("hooks.Stop still runs %q, the ORBIT CEO loop's own Stop hook: with orbit's, two blocking Stop hooks race and both advance the iteration", r.Command),
+				"`orbit init --claude --replace-ceo-hook` replaces it by orbit's (`--uninstall` puts it back)")
+		}
+		for _, r := range reg.Others {
+			add(Warning, r.File, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop", r.Command), "remove the other blocking Stop hook")
 		}
 		for _, w := range PluginStopHooks(p.Root, home) {
 			add(Warning, SettingsFile, w, "disable the plugin for this project (enabledPlugins in .claude/settings.json), or stop its loop before orbit's")
@@ -204,7 +198,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 	}
 
 	// orbit's MCP server, when registered.
-	data, err = ReadSettings(p.Root, MCPFile)
+	data, err := ReadSettings(p.Root, MCPFile)
 	name, command, jerr := RegisteredMCP(data)
 	switch {
 	case err != nil:

@@ -19,13 +19,34 @@ import (
 // settings.local.json, or in home's .claude/settings.json (home "" skips the
 // user's settings and installed plugins, and so finds none).
 func PluginStopHooks(root, home string) []string {
+	var warnings []string
+	for _, p := range pluginHooks(root, home) {
+		for _, cmd := range p.commands["Stop"] {
+			if IsOrbitHook(cmd, "stop") {
+				continue
+			}
+			warnings = append(warnings, fmt.Sprintf("plugin %s registers a Stop hook %q: two blocking Stop hooks race (seed 003), so disable the plugin's loop or orbit's hooks in this project", p.name, cmd))
+		}
+	}
+	return warnings
+}
+
+// plugin is an enabled, installed plugin and its hooks' commands by event.
+type plugin struct {
+	name     string
+	commands map[string][]string
+}
+
+// pluginHooks lists the plugins enabled for the project (in name order)
+// that are installed, with their hook commands.
+func pluginHooks(root, home string) []plugin {
 	if home == "" {
 		return nil
 	}
 	enabled := map[string]bool{}
 	// User settings first: the project's, then its local ones, override.
 	for _, f := range []struct{ root, path string }{{"", filepath.Join(home, ".claude", "settings.json")},
-		{root, filepath.Join(root, SettingsFile)}, {root, filepath.Join(root, ".claude", "settings.local.json")}} {
+		{root, filepath.Join(root, SettingsFile)}, {root, filepath.Join(root, LocalSettingsFile)}} {
 		data, err := ReadSettings(f.root, f.path)
 		if err != nil || len(data) == 0 {
 			continue
@@ -49,17 +70,13 @@ func PluginStopHooks(root, home string) []string {
 		}
 	}
 	slices.Sort(keys)
-	var warnings []string
+	var out []plugin
 	for _, k := range keys {
-		dir, ok := installed[k]
-		if !ok {
-			continue
-		}
-		for _, cmd := range pluginStopCommands(dir) {
-			warnings = append(warnings, fmt.Sprintf("plugin %s registers a Stop hook %q: two blocking Stop hooks race (seed 003), so disable the plugin's loop or orbit's hooks in this project", k, cmd))
+		if dir, ok := installed[k]; ok {
+			out = append(out, plugin{name: k, commands: pluginCommands(dir)})
 		}
 	}
-	return warnings
+	return out
 }
 
 // installedPlugins maps each installed plugin (name@marketplace) to its
@@ -93,8 +110,8 @@ func installedPlugins(home string) map[string]string {
 	return out
 }
 
-// pluginStopCommands lists the commands of a plugin's Stop hooks.
-func pluginStopCommands(dir string) []string {
+// pluginCommands lists the commands of a plugin's hooks, by event.
+func pluginCommands(dir string) map[string][]string {
 	var hooks json.RawMessage
 	path := filepath.Join(dir, "hooks", "hooks.json")
 	if data, err := ReadSettings("", filepath.Join(dir, ".claude-plugin", "plugin.json")); err == nil && len(data) > 0 {
@@ -127,11 +144,13 @@ func pluginStopCommands(dir string) []string {
 	if json.Unmarshal(hooks, &events) != nil {
 		return nil
 	}
-	var cmds []string
-	for _, g := range events["Stop"] {
-		for _, h := range g.Hooks {
-			if h.Type == "command" && !IsOrbitHook(h.Command, "stop") {
-				cmds = append(cmds, h.Command)
+	cmds := map[string][]string{}
+	for ev, groups := range events {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Type == "command" {
+					cmds[ev] = append(cmds[ev], h.Command)
+				}
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/orbit-loop/orbit/loop"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -32,72 +31,37 @@ type matcherGroup struct {
 }
 
 // Install merges orbit's Stop, SubagentStop and SessionStart hooks (bin
-// hook stop, …)
-// into the settings file's bytes, keeping every other setting and hook as it
-// is. It returns the new bytes (equal to the old when orbit's hooks are
+// hook stop, …) into the bytes of one settings file, keeping every other
+// setting and hook as it is (PlanInstall does it for the project's files
+// together). It returns the new bytes (the old ones when orbit's hooks are
 // already there), what it changed, and warnings about other blocking Stop
 // hooks (two blocking Stop hooks race).
 func Install(path string, old []byte, bin string) (out []byte, changes, warnings []string, err error) {
-	var st *loop.State
-	if len(old) == 0 {
-		st = &loop.State{Path: path}
-	} else if st, err = loop.ParseObject(path, "settings file", old); err != nil {
+	doc, err := parseSettings(path, old)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	if raw, ok := st.Raw("hooks"); ok && string(raw) != "null" {
-		if len(raw) == 0 || raw[0] != '{' {
-			return nil, nil, nil, fmt.Errorf("%s: \"hooks\" must be an object, not %s", path, cutJSON(raw))
-		}
-	}
+	c := classify(doc)
 	for _, ev := range Events {
 		want := bin + " hook " + ev.Sub
-		var groups []json.RawMessage
-		if raw, ok := st.RawAt("hooks", ev.Event); ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, nil, nil, fmt.Errorf("%s: hooks.%s must be an array: %v", path, ev.Event, err)
+		if r, ok := c.orbit[ev.Event]; ok {
+			if r.command != want {
+				warnings = append(warnings, fmt.Sprintf("hooks.%s already runs %q (not %q); left as it is", ev.Event, r.command, want))
 			}
-		}
-		found := false
-		for _, g := range groups {
-			var mg matcherGroup
-			if json.Unmarshal(g, &mg) != nil {
-				continue
-			}
-			for _, h := range mg.Hooks {
-				switch {
-				case h.Command == want || IsOrbitHook(h.Command, ev.Sub):
-					found = true
-					if h.Command != want {
-						warnings = append(warnings, fmt.Sprintf("hooks.%s already runs %q (not %q); left as it is", ev.Event, h.Command, want))
-					}
-				case ev.Event == "Stop" && h.Type == "command":
-					warnings = append(warnings, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)", h.Command))
-				}
-			}
-		}
-		if found {
 			continue
 		}
-		g := matcherGroup{Hooks: []hookEntry{{Type: "command", Command: want, Timeout: Timeout}}}
-		if raw, ok := st.Raw("hooks"); !ok || string(raw) == "null" {
-			if err := st.Set("hooks", map[string]any{}); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		if raw, ok := st.RawAt("hooks", ev.Event); ok && string(raw) != "null" {
-			err = st.AppendAt([]string{"hooks", ev.Event}, g)
-		} else {
-			err = st.SetAt([]string{"hooks", ev.Event}, []matcherGroup{g})
-		}
-		if err != nil {
-			return nil, nil, nil, err
+		if err := appendHook(doc, ev.Event, orbitEntry(bin, ev.Sub)); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		changes = append(changes, fmt.Sprintf("added hooks.%s: %s (timeout %ds)", ev.Event, want, Timeout))
+	}
+	for _, r := range append(c.ceo, c.others...) {
+		warnings = append(warnings, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)", r.command))
 	}
 	if len(changes) == 0 {
 		return old, nil, warnings, nil
 	}
-	return st.Bytes(), changes, warnings, nil
+	return doc.Bytes(), changes, warnings, nil
 }
 
 // IsOrbitHook reports whether a hook command runs orbit's hook sub: a

@@ -312,17 +312,7 @@ func (d *Doc) Delete(path ...string) error {
 		if i < 0 {
 			return nil
 		}
-		m := obj.Members[i]
-		var e Edit
-		switch {
-		case len(obj.Members) == 1:
-			e = Edit{obj.Start, obj.End, "{}"}
-		case i > 0:
-			e = Edit{obj.Members[i-1].Val.End, m.Val.End, ""}
-		default:
-			e = Edit{m.KeyStart, obj.Members[1].KeyStart, ""}
-		}
-		if err := d.apply([]Edit{e}); err != nil {
+		if err := d.Remove(obj.Members[i].Val); err != nil {
 			return err
 		}
 		if obj = d.Find(path[:len(path)-1]...); obj == nil {
@@ -382,4 +372,86 @@ func (d *Doc) Append(path []string, raw []byte) error {
 	}
 	text := "," + string(lead) + layout(string(raw), multi, lineIndent(d.data, last.Start), unit, nl)
 	return d.apply([]Edit{{last.End, last.End, text}})
+}
+
+// Replace replaces the value n (a node of the document) with the JSON
+// value raw, as written: the bytes around it stay as they were.
+func (d *Doc) Replace(n *Node, raw []byte) error {
+	if !json.Valid(raw) {
+		return fmt.Errorf("replace: not a JSON value")
+	}
+	return d.apply([]Edit{{n.Start, n.End, string(raw)}})
+}
+
+// Remove removes the value n (a node of the document: an array element,
+// or the value of an object member, which goes with its key) with its
+// separator, so that its neighbours keep their layout. The document's
+// top-level value cannot be removed.
+func (d *Doc) Remove(n *Node) error {
+	parent := d.parentOf(d.root, n)
+	if parent == nil {
+		return fmt.Errorf("remove: the value at byte %d is not inside the document", n.Start)
+	}
+	var spans []struct{ start, end, next int }
+	if parent.Kind == '[' {
+		for i, e := range parent.Elems {
+			next := -1
+			if i+1 < len(parent.Elems) {
+				next = parent.Elems[i+1].Start
+			}
+			spans = append(spans, struct{ start, end, next int }{e.Start, e.End, next})
+		}
+	} else {
+		for i, m := range parent.Members {
+			next := -1
+			if i+1 < len(parent.Members) {
+				next = parent.Members[i+1].KeyStart
+			}
+			spans = append(spans, struct{ start, end, next int }{m.KeyStart, m.Val.End, next})
+		}
+	}
+	i := slices.IndexFunc(spans, func(s struct{ start, end, next int }) bool { return s.end == n.End })
+	var e Edit
+	switch {
+	case len(spans) == 1:
+		e = Edit{parent.Start, parent.End, string(d.data[parent.Start]) + string(d.data[parent.End-1])}
+	case i > 0:
+		e = Edit{spans[i-1].end, spans[i].end, ""}
+	default:
+		e = Edit{spans[0].start, spans[0].next, ""}
+	}
+	return d.apply([]Edit{e})
+}
+
+// parentOf returns the array or object in the tree at p that holds n.
+func (d *Doc) parentOf(p, n *Node) *Node {
+	if p == nil {
+		return nil
+	}
+	for _, e := range p.Elems {
+		if e == n {
+			return p
+		}
+		if q := d.parentOf(e, n); q != nil {
+			return q
+		}
+	}
+	for _, m := range p.Members {
+		if m.Val == n {
+			return p
+		}
+		if q := d.parentOf(m.Val, n); q != nil {
+			return q
+		}
+	}
+	return nil
+}
+
+// SetIn sets members of the object n (a node of the document): values
+// replaced in place, missing members added after its last one.
+func (d *Doc) SetIn(n *Node, set []KV) error {
+	if n == nil || n.Kind != '{' {
+		return fmt.Errorf("set members: the value is %s, not an object", KindName(n))
+	}
+	return d.apply(SetMembers(d.data, d.root, n, set))
 }

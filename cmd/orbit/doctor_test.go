@@ -207,18 +207,31 @@ func TestDoctorFindings(t *testing.T) {
 			name:     "malformed settings",
 			setup:    func(p *testProject) { p.write(hook.SettingsFile, `{"hooks":`) },
 			wantCode: exitFindings,
-			want:     []doctorCheck{{Level: "problem", Subject: hook.SettingsFile, Finding: "not valid JSON: unexpected end of JSON input"}},
+			want: []doctorCheck{{Level: "problem", Subject: hook.SettingsFile, Finding: "$ROOT/" + hook.SettingsFile + ":1:10: invalid settings file: EOF",
+				Fix: "fix the JSON; `orbit init --claude` keeps the rest of the file"}},
 		},
 		{
 			name: "another blocking Stop hook",
 			setup: func(p *testProject) {
-				s := strings.Replace(p.read(hook.SettingsFile), `"Stop": [`, `"Stop": [{"hooks": [{"type": "command", "command": "bash hooks/scripts/ceo-loop-stop.sh"}]},`, 1)
+				s := strings.Replace(p.read(hook.SettingsFile), `"Stop": [`, `"Stop": [{"hooks": [{"type": "command", "command": "bash ralph.sh"}]},`, 1)
 				p.write(hook.SettingsFile, s)
 			},
 			wantCode: exitOK,
 			want: []doctorCheck{{Level: "warning", Subject: hook.SettingsFile,
-				Finding: `hooks.Stop also runs "bash hooks/scripts/ceo-loop-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)`,
+				Finding: `hooks.Stop also runs "bash ralph.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop`,
 				Fix:     "remove the other blocking Stop hook"}},
+		},
+		{
+			// Issue 15, point 12: the ORBIT CEO loop's own Stop hook beside
+			// orbit's is a problem, with the command that replaces it.
+			name: "the ORBIT CEO loop's Stop hook still registered",
+			setup: func(p *testProject) {
+				p.write(hook.LocalSettingsFile, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bash hooks/scripts/ceo-loop-stop.sh"}]}]}}`)
+			},
+			wantCode: exitFindings,
+			want: []doctorCheck{{Level: "problem", Subject: hook.LocalSettingsFile + ":1",
+				Finding: `hooks.Stop still runs "bash hooks/scripts/ceo-loop-stop.sh", the ORBIT CEO loop's own Stop hook: with orbit's, two blocking Stop hooks race and both advance the iteration`,
+				Fix:     "`orbit init --claude --replace-ceo-hook` replaces it by orbit's (`--uninstall` puts it back)"}},
 		},
 		{
 			name: "the hook's last error",

@@ -12,38 +12,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/hook"
-	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/migrations"
 	"github.com/orbit-loop/orbit/project"
 	"github.com/orbit-loop/orbit/report"
 )
 
 type initOptions struct {
-	f      *Factory
-	Dir    string
-	Claude bool
-	MCP    bool
-	DryRun bool
-}
-
-// claudeFile is a Claude Code file orbit registers itself in, merging its
-// entries into what is there.
-type claudeFile struct {
-	rel     string // relative to the project root
-	what    string // what orbit adds, for the messages
-	install func(path string, old []byte, bin string) (out []byte, changes, warnings []string, err error)
-	// warnedOff: a warning without a change means orbit's entry was not
-	// added (its place is taken), rather than a remark on the others.
-	warnedOff bool
-}
-
-// claudeFiles are the files init --claude (and --mcp) merge into.
-func (o *initOptions) claudeFiles() []claudeFile {
-	files := []claudeFile{{rel: hook.SettingsFile, what: "orbit's hooks", install: hook.Install}}
-	if o.MCP {
-		files = append(files, claudeFile{rel: hook.MCPFile, what: "orbit's MCP server", install: hook.InstallMCP, warnedOff: true})
-	}
-	return files
+	f              *Factory
+	Dir            string
+	Claude         bool
+	MCP            bool
+	Local          bool
+	ReplaceCEOHook bool
+	Uninstall      bool
+	DryRun         bool
 }
 
 func newCmdInit(f *Factory, runF func(*initOptions) error) *cobra.Command {
@@ -58,17 +40,25 @@ and the index, in the directory given by --root, else the working directory.
 Safe to run again: it creates only what is missing and says what it found.
 
 With --claude, also register orbit's Stop, SubagentStop and SessionStart
-hooks in .claude/settings.json (orbit hook stop, with a timeout), keeping
-every other setting and hook you have; it prints the change as a diff, warns
-about other blocking Stop hooks (two race), and changes nothing when orbit's
-hooks are already there. With --mcp too, register orbit's MCP server (orbit
-mcp) in the project's .mcp.json the same way, beside the servers already
-there. --dry-run prints the diffs and writes nothing.`,
+hooks (orbit hook stop, with a timeout) in .claude/settings.json, or in
+.claude/settings.local.json with --local (yours alone, not committed),
+keeping every other setting and hook as written; an event orbit's hook is
+registered for in either file gets no second one. A Stop hook that still runs
+the ORBIT CEO loop's ceo-loop-stop.sh is refused with the command to run:
+--replace-ceo-hook puts orbit's in its place (two blocking Stop hooks race,
+and both would advance the iteration). orbit's derived files (the index, its
+locks, the hook log, backups) are added to .claude/.gitignore, after your
+lines. With --mcp too, orbit's MCP server is registered in .mcp.json beside
+the servers there. One line per file says what was done; --dry-run prints
+the diffs and writes nothing. --uninstall takes out exactly what --claude
+put in (and puts a replaced hook back), and removes a file left empty.`,
 		Example: `  orbit init
   orbit init --root ~/src/my-agent-project
   orbit init --claude --dry-run
   orbit init --claude
-  orbit init --claude --mcp`,
+  orbit init --claude --local --mcp
+  orbit init --claude --replace-ceo-hook
+  orbit init --claude --uninstall`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = f.RootFlag
@@ -90,7 +80,10 @@ there. --dry-run prints the diffs and writes nothing.`,
 	}
 	cmd.Flags().BoolVar(&opts.Claude, "claude", false, "also register orbit's hooks in .claude/settings.json")
 	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "with --claude: also register orbit's MCP server in .mcp.json")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --claude: print the changes to settings.json (and .mcp.json), write nothing")
+	cmd.Flags().BoolVar(&opts.Local, "local", false, "with --claude: register the hooks in .claude/settings.local.json (not committed)")
+	cmd.Flags().BoolVar(&opts.ReplaceCEOHook, "replace-ceo-hook", false, "with --claude: replace a Stop hook that runs the ORBIT CEO loop's ceo-loop-stop.sh by orbit's")
+	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "with --claude: take out what init --claude put in, and put a replaced hook back")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --claude: print the changes as diffs, write nothing")
 	return cmd
 }
 
@@ -100,26 +93,39 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	if err != nil || !fi.IsDir() {
 		return fmt.Errorf("init: %s is not a directory", opts.Dir)
 	}
-	if opts.DryRun && !opts.Claude {
-		return flagErrorf("--dry-run goes with --claude")
+	for _, fl := range []struct {
+		set  bool
+		name string
+	}{{opts.DryRun, "--dry-run"}, {opts.MCP, "--mcp"}, {opts.Local, "--local"}, {opts.ReplaceCEOHook, "--replace-ceo-hook"}, {opts.Uninstall, "--uninstall"}} {
+		if fl.set && !opts.Claude {
+			return flagErrorf("%s goes with --claude", fl.name)
+		}
 	}
-	if opts.MCP && !opts.Claude {
-		return flagErrorf("--mcp goes with --claude")
+	if opts.Uninstall && (opts.MCP || opts.Local || opts.ReplaceCEOHook) {
+		return flagErrorf("--uninstall takes out everything --claude put in: no --mcp, --local or --replace-ceo-hook")
 	}
-	if opts.DryRun {
-		return installClaude(opts, opts.Dir, true)
+	if opts.Uninstall {
+		set, err := hook.PlanUninstall(opts.Dir)
+		if err != nil {
+			return fmt.Errorf("init --claude --uninstall: %w", err)
+		}
+		if len(set.Changes) == 0 {
+			fmt.Fprintln(f.IO.Out, "nothing of orbit's in .claude/settings.json, .claude/settings.local.json, .mcp.json or .claude/.gitignore")
+		}
+		return applySetup(opts, opts.Dir, set)
 	}
+	var set *hook.Setup
 	if opts.Claude {
-		// A file orbit cannot merge into fails before anything is created.
-		for _, cf := range opts.claudeFiles() {
-			path := filepath.Join(opts.Dir, cf.rel)
-			old, err := hook.ReadSettings(opts.Dir, path)
-			if err == nil {
-				_, _, _, err = cf.install(path, old, orbitBinary())
-			}
-			if err != nil {
-				return fmt.Errorf("init --claude: %w", err)
-			}
+		// Planned first: a file orbit cannot merge into, or the loop's own
+		// Stop hook, fails before anything is created.
+		var err error
+		set, err = hook.PlanInstall(hook.SetupOptions{Root: opts.Dir, Bin: orbitBinary(), Local: opts.Local, MCP: opts.MCP,
+			ReplaceCEOHook: opts.ReplaceCEOHook}, f.Getenv("HOME"))
+		if err != nil {
+			return fmt.Errorf("init --claude: %w", err)
+		}
+		if opts.DryRun {
+			return applySetup(opts, opts.Dir, set)
 		}
 	}
 	f.RootFlag = opts.Dir
@@ -169,50 +175,40 @@ func initRun(ctx context.Context, opts *initOptions) error {
 	}
 	report(errors.Is(statErr, os.ErrNotExist), fmt.Sprintf("%s (schema v%d, %d decisions indexed)", rel, migrations.Version, counts.Decisions))
 	if opts.Claude {
-		return installClaude(opts, p.Root, false)
+		return applySetup(opts, p.Root, set)
 	}
 	return nil
 }
 
-// installClaude registers orbit in the project's Claude Code files and
-// prints what changed, as diffs.
-func installClaude(opts *initOptions, root string, dryRun bool) error {
+// applySetup writes what init --claude (or --uninstall) changes and says
+// so in one line per file; with --dry-run it prints the diffs instead.
+func applySetup(opts *initOptions, root string, set *hook.Setup) error {
 	f := opts.f
-	for _, cf := range opts.claudeFiles() {
-		path := filepath.Join(root, cf.rel)
-		old, err := hook.ReadSettings(root, path)
-		if err != nil {
-			return fmt.Errorf("init --claude: %w", err)
-		}
-		out, changes, warnings, err := cf.install(path, old, orbitBinary())
-		if err != nil {
-			return fmt.Errorf("init --claude: %w", err)
-		}
-		for _, w := range warnings {
-			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
-		}
-		if len(changes) == 0 {
-			if !cf.warnedOff || len(warnings) == 0 {
-				fmt.Fprintf(f.IO.Out, "  exists   %s: %s registered\n", cf.rel, cf.what)
-			}
-			continue
-		}
-		report.Diff(f.IO.Out, cf.rel, cf.rel+" (with "+cf.what+")", string(old), string(out))
-		if dryRun {
-			continue
-		}
-		if err := journal.WriteFileAtomic(root, path, out, 0o644); err != nil {
-			return err
-		}
-		for _, c := range changes {
-			fmt.Fprintf(f.IO.Out, "  updated  %s: %s\n", cf.rel, c)
-		}
-	}
-	for _, w := range hook.PluginStopHooks(root, f.Getenv("HOME")) {
+	for _, w := range set.Warnings {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
-	if dryRun {
+	for _, e := range set.Exists {
+		fmt.Fprintf(f.IO.Out, "  exists   %s\n", e)
+	}
+	if opts.DryRun {
+		for _, c := range set.Changes {
+			report.Diff(f.IO.Out, c.Rel, c.Rel+" ("+strings.Join(c.What, "; ")+")", string(c.Old), string(c.New))
+		}
 		fmt.Fprintln(f.IO.ErrOut, "dry run: nothing written")
+		return nil
+	}
+	if err := set.Apply(root); err != nil {
+		return fmt.Errorf("init --claude: %w", err)
+	}
+	for _, c := range set.Changes {
+		verb := "updated"
+		switch {
+		case c.Remove:
+			verb = "removed"
+		case c.Created:
+			verb = "created"
+		}
+		fmt.Fprintf(f.IO.Out, "  %s  %s: %s\n", verb, c.Rel, strings.Join(c.What, "; "))
 	}
 	return nil
 }

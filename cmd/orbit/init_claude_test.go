@@ -53,8 +53,8 @@ const orbitHooksOnly = `{
 `
 
 // projectSettings has a bit of everything a real project's settings file
-// holds: permissions, env, a PreToolUse hook, and the bash Stop hook that
-// orbit replaces.
+// holds: permissions, env, a PreToolUse hook, and another loop's blocking
+// Stop hook.
 const projectSettings = `{
   "permissions": {
     "allow": ["Bash(npm run lint)", "Bash(npm run test:*)"],
@@ -69,14 +69,17 @@ const projectSettings = `{
       }
     ],
     "Stop": [
-      {"hooks": [{"type": "command", "command": "bash hooks/scripts/ceo-loop-stop.sh"}]}
+      {"hooks": [{"type": "command", "command": "bash hooks/ralph-stop.sh"}]}
     ]
   },
   "includeCoAuthoredBy": false
 }
 `
 
-const raceWarning = `warning: hooks.Stop also runs "bash hooks/scripts/ceo-loop-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)` + "\n"
+const raceWarning = `warning: .claude/settings.json: hooks.Stop also runs "bash hooks/ralph-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop` + "\n"
+
+// ignoreAdded is the summary line of .claude/.gitignore made by init --claude.
+const ignoreAdded = "  created  .claude/.gitignore: ignored orbit's derived files (/orbit.db* /orbit-locks/ /orbit-loop.lock /orbit-hook.log /ceo-loop-progress.md.orbit-backup-* /ceo-loop-state.json.malformed-*)\n"
 
 func TestInitClaudeCreatesSettings(t *testing.T) {
 	t.Parallel()
@@ -85,20 +88,14 @@ func TestInitClaudeCreatesSettings(t *testing.T) {
 	if res.code != exitOK {
 		t.Fatalf("init --claude: exit %d, stderr %q", res.code, res.stderr)
 	}
-	var diff strings.Builder
-	diff.WriteString("--- .claude/settings.json\n+++ .claude/settings.json (with orbit's hooks)\n")
-	for _, l := range lines(orbitHooksOnly) {
-		diff.WriteString("+" + l + "\n")
-	}
+	// One line per file, no diff (the diff is --dry-run's).
 	want := "orbit project in " + root + "\n" +
 		"  created  .claude/\n" +
 		identityLine(t, root, "created") +
 		"  created  .claude/ceo-loop-decisions.jsonl\n" +
 		"  created  .claude/orbit.db (schema v" + schemaVersion + ", 0 decisions indexed)\n" +
-		diff.String() +
-		"  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n" +
-		"  updated  .claude/settings.json: added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)\n" +
-		"  updated  .claude/settings.json: added hooks.SessionStart: orbit hook session-start (timeout 30s)\n"
+		"  created  .claude/settings.json: added orbit's Stop, SubagentStop and SessionStart hooks (orbit hook …, timeout 30s)\n" +
+		ignoreAdded
 	if res.stdout != want {
 		t.Errorf("stdout =\n%s\nwant\n%s", res.stdout, want)
 	}
@@ -112,7 +109,7 @@ func TestInitClaudeCreatesSettings(t *testing.T) {
 }
 
 // TestInitClaudeMerges: every other setting and hook keeps its value, the
-// bash Stop hook is warned about, and a second run changes nothing.
+// other loop's Stop hook is warned about, and a second run changes nothing.
 func TestInitClaudeMerges(t *testing.T) {
 	t.Parallel()
 	p := projectWith(t, "journal.jsonl")
@@ -121,8 +118,8 @@ func TestInitClaudeMerges(t *testing.T) {
 	if res.stderr != raceWarning {
 		t.Errorf("stderr = %q; want %q", res.stderr, raceWarning)
 	}
-	if !strings.Contains(res.stdout, "\n+    \"SubagentStop\": [\n") || !strings.Contains(res.stdout, "  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n") {
-		t.Errorf("stdout lacks the diff or the update lines:\n%s", res.stdout)
+	if !strings.Contains(res.stdout, "  updated  .claude/settings.json: added orbit's Stop, SubagentStop and SessionStart hooks (orbit hook …, timeout 30s)\n") || strings.Contains(res.stdout, "+++") {
+		t.Errorf("stdout lacks the summary line, or shows a diff:\n%s", res.stdout)
 	}
 	var before, after map[string]any
 	if err := json.Unmarshal([]byte(projectSettings), &before); err != nil {
@@ -156,7 +153,7 @@ func TestInitClaudeMerges(t *testing.T) {
 	// Idempotent.
 	listing := dirListing(t, p.root)
 	res = p.mustRun("init", "--claude")
-	if !strings.HasSuffix(res.stdout, "  exists   .claude/settings.json: orbit's hooks registered\n") {
+	if !strings.HasSuffix(res.stdout, "  exists   .claude/settings.json: orbit's Stop, SubagentStop and SessionStart hooks registered\n  exists   .claude/.gitignore: orbit's derived files ignored\n") {
 		t.Errorf("second run stdout = %q; want it to end with the settings file as it is", res.stdout)
 	}
 	if strings.Contains(res.stdout, "+++") || strings.Contains(res.stdout, "updated") {
@@ -192,7 +189,8 @@ func TestInitClaudeDryRun(t *testing.T) {
 			if res.code != exitOK || res.stderr != tt.stderr {
 				t.Errorf("exit %d, stderr %q; want 0, %q", res.code, res.stderr, tt.stderr)
 			}
-			if !strings.HasPrefix(res.stdout, "--- .claude/settings.json\n+++ .claude/settings.json (with orbit's hooks)\n") ||
+			if !strings.HasPrefix(res.stdout, "--- .claude/settings.json\n+++ .claude/settings.json (added orbit's Stop, SubagentStop and SessionStart hooks (orbit hook …, timeout 30s))\n") ||
+				!strings.Contains(res.stdout, "+++ .claude/.gitignore (ignored orbit's derived files") ||
 				!strings.Contains(res.stdout, "\n+            \"command\": \"orbit hook stop\",\n") {
 				t.Errorf("stdout is not the diff:\n%s", res.stdout)
 			}
@@ -276,8 +274,7 @@ func TestInitClaudeMCP(t *testing.T) {
 	p.write(hook.MCPFile, `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}}`+"\n")
 	res := p.mustRun("init", "--claude", "--mcp")
 	for _, want := range []string{
-		"--- .mcp.json\n+++ .mcp.json (with orbit's MCP server)\n",
-		"  updated  .claude/settings.json: added hooks.Stop: orbit hook stop (timeout 30s)\n",
+		"  created  .claude/settings.json: added orbit's Stop, SubagentStop and SessionStart hooks (orbit hook …, timeout 30s)\n",
 		"  updated  .mcp.json: added mcpServers.orbit: orbit mcp\n",
 	} {
 		if !strings.Contains(res.stdout, want) {
@@ -308,7 +305,7 @@ func TestInitClaudeMCP(t *testing.T) {
 	// From nothing, with --dry-run first.
 	q := &testProject{tb: t, root: t.TempDir()}
 	res = q.run("init", "--claude", "--mcp", "--dry-run")
-	if res.code != exitOK || !strings.Contains(res.stdout, "+++ .mcp.json (with orbit's MCP server)\n") || res.stderr != "dry run: nothing written\n" {
+	if res.code != exitOK || !strings.Contains(res.stdout, "+++ .mcp.json (added mcpServers.orbit: orbit mcp)\n") || res.stderr != "dry run: nothing written\n" {
 		t.Errorf("init --claude --mcp --dry-run: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	if q.exists(hook.MCPFile) || q.exists(".claude") {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orbit-loop/orbit/ceo"
+	"github.com/orbit-loop/orbit/hook"
 	"github.com/orbit-loop/orbit/orbitloop"
 	"github.com/orbit-loop/orbit/project"
 )
@@ -92,6 +93,10 @@ func loopStartRun(ctx context.Context, opts *loopStartOptions) error {
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(f.IO.ErrOut, "orbit: %s\n", n)
+	}
+	if hook.Driver(ix.Project.Root, f.Getenv("HOME"), opts.HookEvent) == "" {
+		fmt.Fprintf(f.IO.ErrOut, "orbit: warning: no %s hook drives the loop: neither %s nor %s runs `orbit hook %s` (or the ORBIT CEO loop's %s), so it ends at the agent's first stop; `orbit init --claude` registers orbit's\n",
+			opts.HookEvent, hook.SettingsFile, hook.LocalSettingsFile, hook.Subcommand(opts.HookEvent), hook.CEOStopScript)
 	}
 	h := res.Trust
 	fmt.Fprintf(f.IO.Out, "ORBIT loop started: iteration %d of %d, %s, trust %s (accuracy %s)\n",
