@@ -289,7 +289,15 @@ func QueueResult(w io.Writer, res ceo.QueueResult) {
 			fmt.Fprintln(w)
 		}
 	}
+	invalid := ""
+	if n := len(res.Invalid); n > 0 {
+		invalid = fmt.Sprintf("; %d invalid %s left as written, to be fixed", n, journal.Plural(n, "item", "items"))
+	}
 	if res.Focus == nil {
+		if invalid != "" {
+			fmt.Fprintf(w, "Queue: nothing left to decide%s.\n", invalid)
+			return
+		}
 		fmt.Fprintln(w, "Queue: empty.")
 		return
 	}
@@ -306,5 +314,5 @@ func QueueResult(w io.Writer, res ceo.QueueResult) {
 		id = "<id>"
 	}
 	fmt.Fprintf(w, "Decide it with: orbit decide --request %s --decision APPROVED|NEEDS_REVIEW|REJECTED --reason \"...\"\n", id)
-	fmt.Fprintf(w, "Queue: %d remaining (the deep focus among them).\n", res.Remaining)
+	fmt.Fprintf(w, "Queue: %d remaining (the deep focus among them)%s.\n", res.Remaining, invalid)
 }
