@@ -54,6 +54,11 @@ var Ignored = []string{
 	"/" + path.Base(project.StateFile) + ".malformed-*",
 }
 
+// localIgnored is the pattern of settings.local.json, which orbit adds
+// when it creates that file (Claude Code has git ignore the one it
+// creates; orbit's must not be committed either).
+var localIgnored = "/" + path.Base(LocalSettingsFile)
+
 // SetupOptions say what `orbit init --claude` does.
 type SetupOptions struct {
 	Root string
@@ -390,7 +395,11 @@ func PlanInstall(opts SetupOptions, home string) (*Setup, error) {
 		}
 		set.Changes = append(set.Changes, c)
 	}
-	if c, ok, err := ignoreDerived(opts.Root); err != nil {
+	patterns := Ignored
+	if opts.Local && !docs[1].exists {
+		patterns = append(slices.Clone(Ignored), localIgnored)
+	}
+	if c, ok, err := ignoreDerived(opts.Root, patterns); err != nil {
 		return nil, err
 	} else if ok {
 		set.Changes = append(set.Changes, c)
@@ -507,7 +516,7 @@ func recordReplaced(root string, add []replaced) (Change, error) {
 
 // ignoreDerived adds orbit's derived files to .claude/.gitignore, after
 // the user's lines (none of which changes); false when all are there.
-func ignoreDerived(root string) (Change, bool, error) {
+func ignoreDerived(root string, patterns []string) (Change, bool, error) {
 	old, err := project.ReadFile(root, GitignoreFile, MaxSettingsBytes)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Change{}, false, err
@@ -517,7 +526,7 @@ func ignoreDerived(root string) (Change, bool, error) {
 		have[strings.TrimSpace(l)] = true
 	}
 	var missing []string
-	for _, p := range Ignored {
+	for _, p := range patterns {
 		if !have[p] {
 			missing = append(missing, p)
 		}
@@ -630,7 +639,12 @@ func PlanUninstall(root string) (*Setup, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if out, n := unignoreDerived(old); n > 0 {
+	// settings.local.json's line goes only with the file.
+	localStays := false
+	if _, err := os.Lstat(filepath.Join(root, LocalSettingsFile)); err == nil {
+		localStays = !slices.ContainsFunc(set.Changes, func(c Change) bool { return c.Rel == LocalSettingsFile && c.Remove })
+	}
+	if out, n := unignoreDerived(old, localStays); n > 0 {
 		c := Change{Rel: GitignoreFile, Old: old, New: out, What: []string{fmt.Sprintf("removed orbit's %d %s", n, plural(n, "line", "lines"))}}
 		if len(bytes.TrimSpace(out)) == 0 {
 			c.New, c.Remove = nil, true
@@ -686,8 +700,9 @@ func uninstallMCP(root string) (Change, bool, error) {
 }
 
 // unignoreDerived removes orbit's block from a .gitignore: its header and
-// the lines of Ignored right after it. n is how many lines went.
-func unignoreDerived(data []byte) (out []byte, n int) {
+// the lines of Ignored (and settings.local.json's, unless keepLocal) right
+// after it. n is how many lines went.
+func unignoreDerived(data []byte, keepLocal bool) (out []byte, n int) {
 	lines := strings.SplitAfter(string(data), "\n")
 	var b strings.Builder
 	inBlock := false
@@ -698,7 +713,7 @@ func unignoreDerived(data []byte) (out []byte, n int) {
 			inBlock = true
 			n++
 			continue
-		case inBlock && slices.Contains(Ignored, t):
+		case inBlock && (slices.Contains(Ignored, t) || t == localIgnored && !keepLocal):
 			n++
 			continue
 		}

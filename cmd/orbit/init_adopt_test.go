@@ -108,6 +108,10 @@ func TestInitClaudeLocal(t *testing.T) {
 	if got := p.read(hook.LocalSettingsFile); got != orbitHooksOnly {
 		t.Errorf("settings.local.json =\n%s\nwant\n%s", got, orbitHooksOnly)
 	}
+	// The file orbit created is yours alone: git ignores it.
+	if got := p.read(hook.GitignoreFile); !strings.HasSuffix(got, "\n/settings.local.json\n") {
+		t.Errorf(".gitignore after --local =\n%s\nwant settings.local.json ignored", got)
+	}
 	res := p.mustRun("init", "--claude")
 	if p.exists(hook.SettingsFile) || !strings.Contains(res.stdout, "  exists   .claude/settings.local.json: orbit's Stop, SubagentStop and SessionStart hooks registered\n") {
 		t.Errorf("init --claude after --local added hooks to settings.json (a second Stop entry):\n%s", res.stdout)
@@ -125,8 +129,8 @@ func TestInitClaudeLocal(t *testing.T) {
 	// --uninstall takes them out of both files; a file that held nothing
 	// else goes.
 	q.mustRun("init", "--claude", "--uninstall")
-	if q.exists(hook.LocalSettingsFile) || q.exists(hook.SettingsFile) {
-		t.Errorf("after --uninstall: settings.local.json exists %v, settings.json %v; want both gone (they held orbit's hooks only)", q.exists(hook.LocalSettingsFile), q.exists(hook.SettingsFile))
+	if q.exists(hook.LocalSettingsFile) || q.exists(hook.SettingsFile) || q.exists(hook.GitignoreFile) {
+		t.Errorf("after --uninstall: settings.local.json exists %v, settings.json %v, .gitignore %v; want all gone (they held orbit's lines only)", q.exists(hook.LocalSettingsFile), q.exists(hook.SettingsFile), q.exists(hook.GitignoreFile))
 	}
 }
 
