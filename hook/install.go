@@ -333,7 +333,8 @@ func PlanInstall(opts SetupOptions, home string) (*Setup, error) {
 	// Stop hook is registered already; any other goes.
 	var record []replaced
 	for _, h := range ceo {
-		// Nodes move with each edit: find the entry again by its line.
+		// Nodes move with each edit: take the first of the loop's hooks
+		// left in the file (those before it were replaced or removed).
 		var ref *hookRef
 		for _, r := range hookRefs(h.doc.doc) {
 			if r.event == h.ref.event && isCEOStop(r.command) {
