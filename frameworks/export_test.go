@@ -20,6 +20,3 @@ func SplitObjectForTest(data []byte) (map[string]json.RawMessage, error) {
 	}
 	return m, nil
 }
-
-// ValidJSONForTest exposes the validator to the fuzz test.
-func ValidJSONForTest(data []byte) bool { return validJSON(data) }

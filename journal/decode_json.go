@@ -7,35 +7,21 @@ import "encoding/json"
 // The record types as encoding/json decodes them, for the comparison builds
 // of the bench harness's decode suite (decode_records.go).
 
-// jsonDecision is wireDecision with the fields kept only when they are
-// strings decoded loosely.
+// jsonDecision is wireDecision with the fields that are not seed fields
+// kept only when they are strings (a value of another type is ignored, as
+// the one-pass decoder does).
 type jsonDecision struct {
-	ID           *string         `json:"id"`
-	Iteration    *int64          `json:"iteration"`
-	TS           *string         `json:"ts"`
-	Tier         *string         `json:"tier"`
-	Depth        *string         `json:"depth"`
-	Category     *string         `json:"category"`
-	Input        *string         `json:"input"`
-	Decision     *string         `json:"decision"`
-	Reason       *string         `json:"reason"`
-	NextAction   *string         `json:"next_action"`
-	Verification *string         `json:"verification"`
-	Retrograde   *wireRetrograde `json:"retrograde"`
-	Confidence   *float64        `json:"confidence"`
-	Requestor    looseString     `json:"requestor"`
-	Context      looseString     `json:"context"`
-	Description  looseString     `json:"description"`
-	RequestID    looseString     `json:"request_id"`
+	wireDecision
+	Requestor   looseString `json:"requestor"`
+	Context     looseString `json:"context"`
+	Description looseString `json:"description"`
+	RequestID   looseString `json:"request_id"`
 }
 
 func (r *jsonDecision) wire() wireDecision {
-	return wireDecision{
-		ID: r.ID, Iteration: r.Iteration, TS: r.TS, Tier: r.Tier, Depth: r.Depth, Category: r.Category, Input: r.Input,
-		Decision: r.Decision, Reason: r.Reason, NextAction: r.NextAction, Verification: r.Verification, Retrograde: r.Retrograde,
-		Confidence: r.Confidence, Requestor: string(r.Requestor), Context: string(r.Context), Description: string(r.Description),
-		RequestID: string(r.RequestID),
-	}
+	w := r.wireDecision
+	w.Requestor, w.Context, w.Description, w.RequestID = string(r.Requestor), string(r.Context), string(r.Description), string(r.RequestID)
+	return w
 }
 
 // looseString keeps a value when it is a string and ignores any other.
