@@ -74,7 +74,7 @@ func (s *Store) Precedent(ctx context.Context, projectID, query string, opts pre
 				-bm25(hub_decisions_fts, 4, 1, 0.5, 1.5) AS score
 			FROM hub_decisions_fts JOIN hub_decisions d ON d.seq = hub_decisions_fts.rowid
 			LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
-			WHERE hub_decisions_fts MATCH ?` + cond + ` ORDER BY score DESC, d.byte_offset DESC LIMIT ?`
+			WHERE hub_decisions_fts MATCH ? AND` + notVoided("d.project_id", "d.id") + cond + ` ORDER BY score DESC, d.byte_offset DESC LIMIT ?`
 		err = s.DB.SelectContext(ctx, &cands, s.q(q), append(append([]any{precedent.MatchAny(tokens)}, args...), orderPool(opts.K))...)
 	}
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *Store) pgCandidates(ctx context.Context, projectID string, tokens []str
 	}
 	q := `WITH matches AS (
 			SELECT d.project_id, d.id, d.byte_offset, d.category, d.input, d.search FROM hub_decisions d
-			WHERE d.search @@ to_tsquery('english', ?)` + cond + ` LIMIT ?),
+			WHERE d.search @@ to_tsquery('english', ?) AND` + notVoided("d.project_id", "d.id") + cond + ` LIMIT ?),
 		pool AS (
 			SELECT d.* FROM matches d CROSS JOIN to_tsquery('english', ?) q
 			ORDER BY ` + pgRank + ` DESC, d.byte_offset DESC LIMIT ?)

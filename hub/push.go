@@ -352,6 +352,7 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 	rows := make([]chunkRow, len(chunks))
 	var decs []newDecision
 	var evs []eventRow
+	var voids []eventRow
 	// events of decision lines wait on their decision being new.
 	decEvent := map[int]eventRow{}
 	loops := map[string]*loopRow{}
@@ -390,6 +391,15 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 				decEvent[i] = eventRow{chunk: i, kind: in.journal.Kind, offset: c.Offset, decisionID: *p.Retrograde.PreviousID,
 					outcome: p.Retrograde.Outcome, atNS: in.lastTS, srcRank: 0, line: int64(c.Line), ts: p.TS}
 			}
+		case journal.ParsedVoid:
+			if !r.TSTime.IsZero() {
+				in.lastTS = r.TSTime.UnixNano()
+			}
+			v := eventRow{chunk: i, kind: in.journal.Kind, offset: c.Offset, decisionID: r.DecisionID, atNS: in.lastTS, line: int64(c.Line), ts: r.TS, evidence: r.Evidence}
+			if r.Void {
+				v.outcome = "void"
+			}
+			voids = append(voids, v)
 		case journal.ParsedOutcome:
 			if !r.TSTime.IsZero() {
 				in.lastTS = r.TSTime.UnixNano()
@@ -453,7 +463,11 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 	if err := in.insertEvents(ctx, evs); err != nil {
 		return err
 	}
-	if in.decisions > 0 || in.events > 0 {
+	voided, err := in.insertVoids(ctx, voids)
+	if err != nil {
+		return err
+	}
+	if in.decisions > 0 || in.events > 0 || voided > 0 {
 		if err := in.attachOutcomes(ctx); err != nil {
 			return err
 		}
@@ -630,19 +644,95 @@ func (in *ingest) insertEvents(ctx context.Context, evs []eventRow) error {
 	return nil
 }
 
-// attachOutcomes completes the outcomes whose decision is now known with
-// the decision's place and the fields trust breaks down by: from then on
-// they count.
+// notVoided is the SQL condition that the decision alias.col names is not
+// voided (its latest void event does not void it).
+func notVoided(project, id string) string {
+	return ` NOT EXISTS (SELECT 1 FROM hub_decision_voids v WHERE v.project_id = ` + project + ` AND v.decision_id = ` + id + ` AND v.void = 1)`
+}
+
+// attachOutcomes completes the outcomes whose decision is now known, and
+// not voided, with the decision's place and the fields trust breaks down
+// by: from then on they count. The outcome of a voided decision loses its
+// place, as the local index's loses its decision_seq: it stops counting
+// until the void is taken back.
 func (in *ingest) attachOutcomes(ctx context.Context) error {
-	_, err := in.tx.ExecContext(ctx, in.s.q(`UPDATE hub_outcomes SET decision_offset = d.byte_offset, iteration = d.iteration,
+	_, err := in.tx.ExecContext(ctx, in.s.q(`UPDATE hub_outcomes SET decision_offset = NULL
+		WHERE project_id = ? AND decision_offset IS NOT NULL AND NOT`+notVoided("hub_outcomes.project_id", "hub_outcomes.decision_id")), in.project)
+	if err != nil {
+		return fmt.Errorf("push %s: current outcomes: %w", in.project, err)
+	}
+	_, err = in.tx.ExecContext(ctx, in.s.q(`UPDATE hub_outcomes SET decision_offset = d.byte_offset, iteration = d.iteration,
 			category = d.category, tier = d.tier, depth = d.depth, requestor = d.requestor, conf_bucket = d.conf_bucket, conf_u = d.conf_u
 		FROM hub_decisions d
 		WHERE hub_outcomes.project_id = ? AND hub_outcomes.decision_offset IS NULL
-			AND d.project_id = hub_outcomes.project_id AND d.id = hub_outcomes.decision_id`), in.project)
+			AND d.project_id = hub_outcomes.project_id AND d.id = hub_outcomes.decision_id AND`+notVoided("d.project_id", "d.id")), in.project)
 	if err != nil {
 		return fmt.Errorf("push %s: current outcomes: %w", in.project, err)
 	}
 	return nil
+}
+
+// insertVoids adds void events (outcome "void" voids, "" takes a void
+// back) and folds them into each decision's current void, its latest in
+// (at_ns, line) order; it returns how many were new.
+func (in *ingest) insertVoids(ctx context.Context, vs []eventRow) (int, error) {
+	if len(vs) == 0 {
+		return 0, nil
+	}
+	flag := func(e eventRow) int {
+		if e.outcome == "void" {
+			return 1
+		}
+		return 0
+	}
+	vals := make([][]any, len(vs))
+	for i, e := range vs {
+		vals[i] = []any{in.project, e.kind, e.offset, clean(e.decisionID), flag(e), e.atNS, e.line, clean(e.ts), clean(e.evidence)}
+	}
+	added := map[int64]bool{}
+	err := in.insertMany(ctx, `INSERT INTO hub_voids (project_id, kind, byte_offset, decision_id, void, at_ns, line, ts, evidence)`,
+		`ON CONFLICT (project_id, kind, byte_offset) DO NOTHING RETURNING byte_offset`, vals, func(rs *sqlx.Rows) error {
+			var off int64
+			if err := rs.Scan(&off); err != nil {
+				return err
+			}
+			added[off] = true
+			return nil
+		})
+	if err != nil {
+		return 0, fmt.Errorf("push %s: index voids: %w", in.project, err)
+	}
+	latest := map[string]eventRow{}
+	var order []string
+	for _, e := range vs {
+		if !added[e.offset] {
+			continue
+		}
+		id := clean(e.decisionID)
+		cur, ok := latest[id]
+		if !ok {
+			order = append(order, id)
+		}
+		if !ok || e.atNS > cur.atNS || (e.atNS == cur.atNS && e.line > cur.line) {
+			latest[id] = e
+		}
+	}
+	cur := make([][]any, 0, len(order))
+	for _, id := range order {
+		e := latest[id]
+		cur = append(cur, []any{in.project, id, flag(e), e.atNS, e.line, clean(e.ts), clean(e.evidence)})
+	}
+	if len(cur) == 0 {
+		return 0, nil
+	}
+	err = in.insertMany(ctx, `INSERT INTO hub_decision_voids (project_id, decision_id, void, at_ns, line, ts, evidence)`,
+		`ON CONFLICT (project_id, decision_id) DO UPDATE SET void = excluded.void, at_ns = excluded.at_ns, line = excluded.line,
+			ts = excluded.ts, evidence = excluded.evidence
+		WHERE (excluded.at_ns, excluded.line) > (hub_decision_voids.at_ns, hub_decision_voids.line)`, cur, nil)
+	if err != nil {
+		return 0, fmt.Errorf("push %s: current voids: %w", in.project, err)
+	}
+	return len(added), nil
 }
 
 // later reports whether a comes after b in event order.

@@ -240,14 +240,18 @@ func (s *Store) Trust(ctx context.Context, projectID string, opts TrustOptions) 
 		scored+` AND conf_bucket IS NOT NULL GROUP BY conf_bucket`), args...); err != nil {
 		return trust.Report{}, fmt.Errorf("trust: %w", err)
 	}
+	// Voided decisions are not counted: they were recorded by mistake.
 	dq, dargs := `SELECT coalesce(CAST(sum(decisions) AS BIGINT), 0) FROM hub_projects WHERE 1 = 1`, []any(nil)
 	if opts.Category != "" {
-		dq, dargs = `SELECT count(*) FROM hub_decisions WHERE category = ?`, []any{opts.Category}
-		c, a := only("project_id", projectID)
+		dq, dargs = `SELECT count(*) FROM hub_decisions d WHERE category = ? AND`+notVoided("d.project_id", "d.id"), []any{opts.Category}
+		c, a := only("d.project_id", projectID)
 		dq, dargs = dq+c, append(dargs, a...)
 	} else {
 		c, a := only("id", projectID)
-		dq, dargs = dq+c, a
+		vc, va := only("v.project_id", projectID)
+		dq = `SELECT (` + dq + c + `) - (SELECT count(*) FROM hub_decision_voids v JOIN hub_decisions d ON d.project_id = v.project_id AND d.id = v.decision_id
+			WHERE v.void = 1` + vc + `)`
+		dargs = append(a, va...)
 	}
 	if err := s.DB.GetContext(ctx, &a.Decisions, s.q(dq), dargs...); err != nil {
 		return trust.Report{}, fmt.Errorf("trust: %w", err)
@@ -304,8 +308,10 @@ type decisionRow struct {
 const decisionSelect = `SELECT d.project_id, d.id, d.line, d.byte_offset AS seq, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
 	d.requestor, d.context, d.request_id, coalesce(o.outcome, 'PENDING') AS outcome,
-	coalesce(o.ts, '') AS outcome_ts, coalesce(o.evidence, '') AS outcome_evidence
-	FROM hub_decisions d LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id`
+	coalesce(o.ts, '') AS outcome_ts, coalesce(o.evidence, '') AS outcome_evidence,
+	(coalesce(v.void, 0) = 1) AS voided, CASE WHEN v.void = 1 THEN v.ts ELSE '' END AS void_ts, CASE WHEN v.void = 1 THEN v.evidence ELSE '' END AS void_reason
+	FROM hub_decisions d LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
+	LEFT JOIN hub_decision_voids v ON v.project_id = d.project_id AND v.decision_id = d.id`
 
 // DecisionFilter narrows a listing of decisions (as `orbit log`).
 type DecisionFilter struct {
@@ -463,7 +469,7 @@ func (s *Store) Stale(ctx context.Context, projectID string, iterations int64, l
 	cond, args := only("d.project_id", projectID)
 	where := ` FROM hub_decisions d JOIN hub_projects p ON p.id = d.project_id
 		LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
-		WHERE coalesce(o.outcome, 'PENDING') = 'PENDING' AND d.iteration < p.max_iteration - ?` + cond
+		WHERE coalesce(o.outcome, 'PENDING') = 'PENDING' AND d.iteration < p.max_iteration - ? AND` + notVoided("d.project_id", "d.id") + cond
 	args = append([]any{iterations}, args...)
 	rep := StaleReport{Decisions: []StaleDecision{}}
 	if err := s.DB.GetContext(ctx, &rep.Total, s.q(`SELECT count(*) FROM (SELECT 1`+where+` LIMIT ?) c`), append(args, staleCap)...); err != nil {
