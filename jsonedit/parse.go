@@ -193,21 +193,33 @@ func (p *jparser) object(depth int) (*Node, error) {
 		}
 		m.Val = v
 		n.Members = append(n.Members, m)
-		p.space()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of file in an object, expecting ',' or '}'")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			n.End = p.pos
-			return n, nil
-		default:
-			return nil, p.errorf("unexpected %s in an object, expecting ',' or '}'", p.describe())
+		if done, err := p.next(n, "an object"); done || err != nil {
+			return n, err
 		}
 	}
+}
+
+// next consumes the ',' or the closing byte after a member or an element
+// of n (what says which, for errors); done is true at the close, n.End set.
+func (p *jparser) next(n *Node, what string) (done bool, err error) {
+	close := byte('}')
+	if n.Kind == '[' {
+		close = ']'
+	}
+	p.space()
+	if p.pos >= len(p.data) {
+		return false, p.errorf("unexpected end of file in %s, expecting ',' or '%c'", what, close)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case close:
+		p.pos++
+		n.End = p.pos
+		return true, nil
+	}
+	return false, p.errorf("unexpected %s in %s, expecting ',' or '%c'", p.describe(), what, close)
 }
 
 func (p *jparser) array(depth int) (*Node, error) {
@@ -226,19 +238,8 @@ func (p *jparser) array(depth int) (*Node, error) {
 			return nil, err
 		}
 		n.Elems = append(n.Elems, v)
-		p.space()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of file in an array, expecting ',' or ']'")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			n.End = p.pos
-			return n, nil
-		default:
-			return nil, p.errorf("unexpected %s in an array, expecting ',' or ']'", p.describe())
+		if done, err := p.next(n, "an array"); done || err != nil {
+			return n, err
 		}
 	}
 }
