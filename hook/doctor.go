@@ -190,7 +190,7 @@ func Doctor(ctx context.Context, ix *journal.Index, now time.Time, home string) 
 				"`orbit init --claude --replace-ceo-hook` replaces it by orbit's (`--uninstall` puts it back)")
 		}
 		for _, r := range reg.Others {
-			add(Warning, r.File, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop", r.Command), "remove the other blocking Stop hook")
+			add(Warning, r.File, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop", r.Command), "remove the other blocking Stop hook")
 		}
 		for _, w := range PluginStopHooks(p.Root, home) {
 			add(Warning, SettingsFile, w, "disable the plugin for this project (enabledPlugins in .claude/settings.json), or stop its loop before orbit's")

@@ -321,7 +321,7 @@ func PlanInstall(opts SetupOptions, home string) (*Setup, error) {
 			ceo = append(ceo, hit{d, r})
 		}
 		for _, r := range c.others {
-			set.Warnings = append(set.Warnings, fmt.Sprintf("%s: hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop", d.rel, r.command))
+			set.Warnings = append(set.Warnings, fmt.Sprintf("%s: hooks.Stop also runs %q: two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop", d.rel, r.command))
 		}
 	}
 	if len(ceo) > 0 && !opts.ReplaceCEOHook {

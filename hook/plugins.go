@@ -12,7 +12,7 @@ import (
 // ~/.claude/plugins (installed_plugins.json gives its installPath) runs the
 // hooks of its hooks/hooks.json, or of the file its .claude-plugin/plugin.json
 // names. Cavekit's loop is such a plugin: its Stop hook blocks like orbit's,
-// and two blocking Stop hooks race (seed 003).
+// and two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt).
 
 // PluginStopHooks returns a warning for each Stop hook of a plugin enabled
 // for the project at root: in its .claude/settings.json and
@@ -25,7 +25,7 @@ func PluginStopHooks(root, home string) []string {
 			if IsOrbitHook(cmd, "stop") {
 				continue
 			}
-			warnings = append(warnings, fmt.Sprintf("plugin %s registers a Stop hook %q: two blocking Stop hooks race (seed 003), so disable the plugin's loop or orbit's hooks in this project", p.name, cmd))
+			warnings = append(warnings, fmt.Sprintf("plugin %s registers a Stop hook %q: two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so disable the plugin's loop or orbit's hooks in this project", p.name, cmd))
 		}
 	}
 	return warnings

@@ -39,7 +39,7 @@ func TestPluginStopHooks(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"cavekit@cavekit": true, "fmt@tools": true, "inline@x": true}}`)
 	writeFile(t, filepath.Join(root, ".claude", "settings.json"), `{"enabledPlugins": {"inline@x": false}}`)
 	got := hook.PluginStopHooks(root, home)
-	want := []string{`plugin cavekit@cavekit registers a Stop hook "${CLAUDE_PLUGIN_ROOT}/scripts/stop-hook.sh": two blocking Stop hooks race (seed 003), so disable the plugin's loop or orbit's hooks in this project`}
+	want := []string{`plugin cavekit@cavekit registers a Stop hook "${CLAUDE_PLUGIN_ROOT}/scripts/stop-hook.sh": two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so disable the plugin's loop or orbit's hooks in this project`}
 	if !slices.Equal(got, want) {
 		t.Errorf("PluginStopHooks = %q; want %q", got, want)
 	}

@@ -102,9 +102,9 @@ func refeed(ctx context.Context, ix *journal.Index, f feed) ([]section, error) {
 	esc := fmt.Sprintf("Depth escalation counter: %d (iterations in a row with trivial decisions only).", o.EscalationCount)
 	switch {
 	case f.proactive:
-		esc += " The queue is empty and the counter reached 3: before the loop is marked done, do the proactive governance scan (seed 000, TURN): check the vision alignment of the last 5 shipped features, review test coverage against the quality gates, and verify the stale decisions below. Record what it finds; if it finds nothing, end with the completion sentinel."
+		esc += " The queue is empty and the counter reached 3: before the loop is marked done, do the proactive governance scan (the ORBIT CEO loop's TURN phase): check the vision alignment of the last 5 shipped features, review test coverage against the quality gates, and verify the stale decisions below. Record what it finds; if it finds nothing, end with the completion sentinel."
 	case o.EscalationCount >= ceo.EscalationLimit:
-		esc += " Proactive mode (seed 000, OBSERVE): look for governance work beyond the queue."
+		esc += " Proactive mode (the ORBIT CEO loop's OBSERVE phase): look for governance work beyond the queue."
 	}
 	secs = append(secs, section{priority: 8, lines: []string{esc}, keep: 1})
 	secs = append(secs, g.section())

@@ -56,7 +56,7 @@ func Install(path string, old []byte, bin string) (out []byte, changes, warnings
 		changes = append(changes, fmt.Sprintf("added hooks.%s: %s (timeout %ds)", ev.Event, want, Timeout))
 	}
 	for _, r := range append(c.ceo, c.others...) {
-		warnings = append(warnings, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)", r.command))
+		warnings = append(warnings, fmt.Sprintf("hooks.Stop also runs %q: two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)", r.command))
 	}
 	if len(changes) == 0 {
 		return old, nil, warnings, nil

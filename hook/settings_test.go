@@ -77,7 +77,7 @@ const busySettings = `{
 func TestInstall(t *testing.T) {
 	t.Parallel()
 	added := []string{"added hooks.Stop: orbit hook stop (timeout 30s)", "added hooks.SubagentStop: orbit hook subagent-stop (timeout 30s)", "added hooks.SessionStart: orbit hook session-start (timeout 30s)"}
-	race := `hooks.Stop also runs "bash hooks/scripts/ceo-loop-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)`
+	race := `hooks.Stop also runs "bash hooks/scripts/ceo-loop-stop.sh": two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop (the ceo-loop-stop.sh orbit replaces does)`
 	tests := []struct {
 		name         string
 		old          string

@@ -218,7 +218,7 @@ func TestDoctorFindings(t *testing.T) {
 			},
 			wantCode: exitOK,
 			want: []doctorCheck{{Level: "warning", Subject: hook.SettingsFile,
-				Finding: `hooks.Stop also runs "bash ralph.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop`,
+				Finding: `hooks.Stop also runs "bash ralph.sh": two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop`,
 				Fix:     "remove the other blocking Stop hook"}},
 		},
 		{

@@ -76,7 +76,7 @@ const projectSettings = `{
 }
 `
 
-const raceWarning = `warning: .claude/settings.json: hooks.Stop also runs "bash hooks/ralph-stop.sh": two blocking Stop hooks race (seed 003), so remove it if it drives a loop` + "\n"
+const raceWarning = `warning: .claude/settings.json: hooks.Stop also runs "bash hooks/ralph-stop.sh": two blocking Stop hooks race (each blocks the stop and re-feeds its own prompt), so remove it if it drives a loop` + "\n"
 
 // ignoreAdded is the summary line of .claude/.gitignore made by init --claude.
 const ignoreAdded = "  created  .claude/.gitignore: ignored orbit's derived files (/orbit.db* /orbit-locks/ /orbit-loop.lock /orbit-hook.log /ceo-loop-progress.md.orbit-backup-* /ceo-loop-state.json.malformed-*)\n"
