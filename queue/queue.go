@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -213,6 +214,12 @@ const MaxFileBytes = 16 << 20
 // id, field, allowed values) and kept in the file as it is.
 func Read(root, path string) (*Queue, error) {
 	path = project.Abs(root, path)
+	// Faults name the file as the project knows it, relative to its root:
+	// they reach the API's answers, which never show the server's paths.
+	shown := path
+	if rel, err := filepath.Rel(root, path); root != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		shown = filepath.ToSlash(rel)
+	}
 	data, err := project.ReadFile(root, path, MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Queue{Root: root, Path: path}, nil
@@ -227,14 +234,14 @@ func Read(root, path string) (*Queue, error) {
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, fileError(path, data, err)
+		return nil, fileError(shown, data, err)
 	}
 	seen := map[string]int{}
 	for i, raw := range raws {
-		req, err := ParseRequest(path, i+1, raw)
+		req, err := ParseRequest(shown, i+1, raw)
 		if err == nil && req.ID != "" {
 			if first, dup := seen[req.ID]; dup {
-				err = &Error{Path: path, Item: i + 1, ID: req.ID, Field: "id", Msg: fmt.Sprintf("duplicate of item %d", first)}
+				err = &Error{Path: shown, Item: i + 1, ID: req.ID, Field: "id", Msg: fmt.Sprintf("duplicate of item %d", first)}
 			} else {
 				seen[req.ID] = i + 1
 			}

@@ -574,6 +574,59 @@ func TestRetroEndpoint(t *testing.T) {
 	}
 }
 
+// TestVoidEndpoint covers POST /api/v1/void: refused as orbit void refuses,
+// 201 for a void written, 200 for a decision already as asked; GET
+// /api/v1/decisions/{id} and the list then say it is voided and why, and
+// trust leaves it out.
+func TestVoidEndpoint(t *testing.T) {
+	e := newEnv(t, marshalLines(t, ptr(fixedDecision("iter-1-1", 1, "quality")), ptr(fixedDecision("iter-1-2", 1, "deploy"))), server.Config{})
+	e.serve()
+	wantStatus(t, "POST retro", e.post("/api/v1/retro", `{"id":"iter-1-2","outcome":"INCORRECT","evidence":"rolled back"}`), 201)
+	tests := []struct {
+		name, token, body string
+		status            int
+		mention           string
+	}{
+		{"no token", "", `{"id":"iter-1-2","evidence":"x"}`, 401, "token"},
+		{"unknown field", testToken, `{"id":"iter-1-2","evidence":"x","outcome":"CORRECT"}`, 400, "outcome"},
+		{"unknown id", testToken, `{"id":"iter-9-9","evidence":"x"}`, 404, "iter-9-9"},
+		{"no evidence", testToken, `{"id":"iter-1-2"}`, 422, "evidence"},
+		{"blank evidence", testToken, `{"id":"iter-1-2","evidence":"  "}`, 422, "evidence"},
+		{"no id", testToken, `{"evidence":"x"}`, 422, "id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.request("POST", "/api/v1/void", tt.token, strings.NewReader(tt.body))
+			wantStatus(t, "POST void "+tt.body, r, tt.status)
+			if p := r.problem(t); !strings.Contains(p.Detail+p.Title+r.String(), tt.mention) {
+				t.Errorf("problem %s does not mention %q", r.body, tt.mention)
+			}
+		})
+	}
+	if got := e.lines(project.RetroFile); len(got) != 1 {
+		t.Fatalf("refused voids wrote: the retrograde journal has %d lines; want the one outcome", len(got))
+	}
+	r := e.post("/api/v1/void", `{"id":"iter-1-2","evidence":"recorded by a test"}`)
+	wantStatus(t, "POST void", r, 201)
+	var res ceo.VoidResult
+	r.decodeJSON(t, &res)
+	if res.DecisionID != "iter-1-2" || !res.Void || !res.Written || res.WasVoided || res.Line != 2 || res.Trust.Incorrect != 0 {
+		t.Errorf("POST void = %+v; want iter-1-2 voided at line 2, trust without its INCORRECT", res)
+	}
+	wantStatus(t, "POST void again", e.post("/api/v1/void", `{"id":"iter-1-2","evidence":"again"}`), 200)
+	if got := e.lines(project.RetroFile); len(got) != 2 || got[1]["void"] != true || got[1]["evidence"] != "recorded by a test" {
+		t.Errorf("retrograde journal = %v; want the outcome, then one void line", got)
+	}
+	r = e.get("/api/v1/decisions/iter-1-2")
+	if !strings.Contains(string(r.body), `"voided":true,"void_reason":"recorded by a test"`) {
+		t.Errorf("GET decisions/iter-1-2 after the void = %s; want it voided and why", r.body)
+	}
+	r = e.get("/api/v1/trust")
+	if !strings.Contains(string(r.body), `"incorrect":0`) {
+		t.Errorf("GET trust after the void = %.300s; want iter-1-2's INCORRECT left out", r.body)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // outcomeLines are retrograde lines for ids.

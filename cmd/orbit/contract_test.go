@@ -277,6 +277,15 @@ func TestContractLoopsQueueKnowledge(t *testing.T) {
 		t.Errorf("GET /api/v1/queue = %s; want req-1 (trivial) and req-2 pending, item 3 invalid by its category", queue)
 	}
 
+	if len(q.Invalid) == 1 && !strings.Contains(string(queue), `"error":".claude/ceo-decisions-pending.json: item 3 (req-3): category: `) {
+		t.Errorf("GET /api/v1/queue = %s; want the invalid item named by the project's path of the file, not the server's", queue)
+	}
+	// Done, with an item left in the queue: exit 3.
+	if res = e.run("decide", "--queue", "--dry-run", "--json", "--precedents", "0"); res.code != exitFindings {
+		t.Fatalf("decide --queue --dry-run --json: exit %d; want %d\n%s", res.code, exitFindings, res.stderr)
+	}
+	validate(t, "orbit decide --queue --dry-run --json", schema("QueueResult"), []byte(res.stdout), false)
+
 	// Knowledge: the CLI's matches are the API's, nothing recorded.
 	text := "Error: Cannot find module 'react'"
 	res = e.mustRun("knowledge", "match", "--json", "--no-record", text)
@@ -399,7 +408,7 @@ func TestContractFieldsDocumented(t *testing.T) {
 		"OutcomeEvent": journal.EventView{}, "Retro": ceo.RetroResult{}, "StaleDecision": ceo.StaleDecision{},
 		"DecisionDetail": ceo.Shown{}, "DecideRequest": ceo.Request{},
 		"Void": ceo.VoidResult{}, "VoidEvent": journal.VoidView{}, "VoidRequest": server.VoidRequest{},
-		"Loop": loop.View{}, "LoopInfo": ceo.LoopInfo{}, "LoopStatus": orbitloop.Status{}, "Queue": ceo.QueueView{},
+		"Loop": loop.View{}, "LoopInfo": ceo.LoopInfo{}, "LoopStatus": orbitloop.Status{}, "Queue": ceo.QueueView{}, "QueueResult": ceo.QueueResult{},
 		"KnowledgeMatch": knowledge.Match{},
 	} {
 		keys := objectKeys(t, doc.Components.Schemas[name].Properties)
