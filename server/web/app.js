@@ -102,7 +102,11 @@ function decisionRow(d, avoid) {
   const tr = document.createElement("tr");
   if (avoid) tr.className = "avoid";
   cell(tr, d.id); cell(tr, d.iteration); cell(tr, d.category); cell(tr, d.tier); cell(tr, d.decision);
-  cell(tr, d.outcome + (avoid ? " · AVOID" : ""), "outcome-" + d.outcome); cell(tr, d.input, "input");
+  // A voided decision (recorded by mistake) says so, and why on hover.
+  const outcome = d.voided ? "VOIDED" : d.outcome;
+  const oc = cell(tr, outcome + (avoid ? " · AVOID" : ""), "outcome-" + outcome);
+  if (d.voided) oc.title = "voided: " + d.void_reason;
+  cell(tr, d.input, "input");
   return tr;
 }
 
