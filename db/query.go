@@ -496,33 +496,6 @@ func (s *Store) DecisionsBySeq(ctx context.Context, seqs []int64) ([]DecisionRow
 	return out, nil
 }
 
-// Brief is what ranking needs of a decision: its place, category and
-// current outcome.
-type Brief struct {
-	Seq      int64  `db:"seq"`
-	ID       string `db:"id"`
-	Category string `db:"category"`
-	Outcome  string `db:"outcome"`
-}
-
-// Briefs returns the brief of each decision at the given journal positions.
-func (s *Store) Briefs(ctx context.Context, seqs []int64) ([]Brief, error) {
-	if len(seqs) == 0 {
-		return nil, nil
-	}
-	arr, err := json.Marshal(seqs)
-	if err != nil {
-		return nil, err
-	}
-	var out []Brief
-	err = s.DB.SelectContext(ctx, &out, `SELECT d.seq, d.id, d.category, coalesce(o.outcome, 'PENDING') AS outcome
-		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id WHERE d.seq IN (SELECT value FROM json_each(?))`, string(arr))
-	if err != nil {
-		return nil, fmt.Errorf("read decisions: %w", err)
-	}
-	return out, nil
-}
-
 // EventsSince returns the outcome events whose time is at or after sinceNS,
 // oldest first, at most n.
 func (s *Store) EventsSince(ctx context.Context, sinceNS int64, n int) ([]Event, error) {
@@ -559,19 +532,24 @@ func (s *Store) DecisionTally(ctx context.Context, seq int64) ([]TallyRow, error
 	return out, nil
 }
 
-// DecisionText is the indexed text of a decision.
-type DecisionText struct {
+// Candidate is what precedent search reads of a decision it scores: its
+// place, id, category and current outcome (for ranking) and the text
+// full-text search indexes (for bm25).
+type Candidate struct {
 	Seq        int64  `db:"seq"`
+	ID         string `db:"id"`
+	Category   string `db:"category"`
+	Outcome    string `db:"outcome"`
 	Input      string `db:"input"`
 	Reason     string `db:"reason"`
 	NextAction string `db:"next_action"`
 	Context    string `db:"context"`
 }
 
-// DecisionTexts returns the text full-text search indexes of the decisions
-// at the given journal positions, leaving out voided decisions (no one's
-// precedent).
-func (s *Store) DecisionTexts(ctx context.Context, seqs []int64) ([]DecisionText, error) {
+// Candidates returns the decisions at the given journal positions as
+// precedent search scores and ranks them (one read for both), leaving out
+// voided decisions (no one's precedent).
+func (s *Store) Candidates(ctx context.Context, seqs []int64) ([]Candidate, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -579,10 +557,12 @@ func (s *Store) DecisionTexts(ctx context.Context, seqs []int64) ([]DecisionText
 	if err != nil {
 		return nil, err
 	}
-	var out []DecisionText
-	if err := s.DB.SelectContext(ctx, &out, `SELECT seq, input, reason, next_action, context FROM decisions d
-		WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`, string(arr)); err != nil {
-		return nil, fmt.Errorf("read decision text: %w", err)
+	var out []Candidate
+	if err := s.DB.SelectContext(ctx, &out, `SELECT d.seq, d.id, d.category, coalesce(o.outcome, 'PENDING') AS outcome,
+			d.input, d.reason, d.next_action, d.context
+		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id
+		WHERE d.seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`, string(arr)); err != nil {
+		return nil, fmt.Errorf("read decisions: %w", err)
 	}
 	return out, nil
 }

@@ -71,12 +71,12 @@ func TestSyncVoids(t *testing.T) {
 	if got := e.totals(); strings.Contains(got[1], ":1") || got[2] != "1 1:0" {
 		t.Errorf("trust tables = %q; want iter-1-2's INCORRECT in none", got)
 	}
-	texts, err := e.store.DecisionTexts(e.ctx, []int64{1, 2, 3})
+	texts, err := e.store.Candidates(e.ctx, []int64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(texts) != 2 || texts[0].Seq == 2 || texts[1].Seq == 2 {
-		t.Errorf("DecisionTexts = %+v; want iter-1-2, voided, left out of precedent search", texts)
+		t.Errorf("Candidates = %+v; want iter-1-2, voided, left out of precedent search", texts)
 	}
 
 	// The decision the early void names arrives: voided at once, never

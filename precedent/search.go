@@ -122,11 +122,11 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	scores, err := score(ctx, store, tokens, opts)
+	cands, err := score(ctx, store, tokens, opts)
 	if err != nil {
 		return nil, err
 	}
-	return rank(ctx, store, scores, opts)
+	return rank(ctx, store, cands, opts)
 }
 
 // QueryTerms are the words a search looks for: Tokens, at most maxTerms.
@@ -142,7 +142,8 @@ func QueryTerms(query string) []string {
 // a long message puts the subject first).
 const maxTerms = 16
 
-// score returns bm25 scores (higher is better) by journal position.
+// score returns the decisions it scored by bm25 (Score: higher is better),
+// with what ranking needs of each (Seq, ID, Category, Outcome).
 //
 // FTS5's own bm25() counts, before it scores a row, every row that holds
 // each query term: on 1M decisions a common word costs tens of
@@ -160,29 +161,24 @@ const maxTerms = 16
 //
 // Reading the text of only those, not of the whole pool, is what keeps a
 // search in a fresh process cheap.
-func score(ctx context.Context, store *db.Store, tokens []string, opts Options) (map[int64]float64, error) {
+func score(ctx context.Context, store *db.Store, tokens []string, opts Options) ([]Hit, error) {
 	w := opts.Weights
 	weights := [4]float64{w.Input, w.Reason, w.NextAction, w.Context}
 	st, err := readStats(ctx, store)
 	if err != nil || st.rows == 0 {
-		return map[int64]float64{}, err
+		return nil, err
 	}
-	var pool []int64
-	if err := store.DB.SelectContext(ctx, &pool, `SELECT rowid FROM decisions_fts
-		WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`, MatchAny(tokens), opts.Pool); err != nil {
-		return nil, fmt.Errorf("precedent: search: %w", err)
+	pool, held, hits, err := newestHolders(ctx, store, tokens, opts.Pool)
+	if err != nil {
+		return nil, err
 	}
 	if len(pool) == 0 {
-		return map[int64]float64{}, nil
+		return nil, nil
 	}
 	oldest := pool[len(pool)-1]
 	oldestFull := int64(0) // the pool's oldest decision, when it is full
 	if len(pool) == opts.Pool {
 		oldestFull = oldest
-	}
-	held, hits, err := holders(ctx, store, tokens, oldest)
-	if err != nil {
-		return nil, err
 	}
 	if oldestFull > 0 {
 		// The pool is the newest part of the matches: scale its counts to
@@ -219,7 +215,7 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	texts, err := store.DecisionTexts(ctx, append(pool, older...))
+	texts, err := store.Candidates(ctx, append(pool, older...))
 	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
@@ -227,7 +223,7 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	tf := make([]int, len(tokens))
 	freq := make([]float64, len(tokens))
 	var buf []byte
-	scores := make(map[int64]float64, len(texts))
+	scored := make([]Hit, 0, len(texts))
 	for _, d := range texts {
 		// How often the decision holds each term (bm25 weighs the count by
 		// the column's weight) and its length.
@@ -247,9 +243,11 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 		for j, f := range freq {
 			s += idfs[j] * (f * (bm25K1 + 1)) / (f + norm)
 		}
-		scores[d.Seq] = s
+		h := Hit{Score: s, Seq: d.Seq}
+		h.ID, h.Category, h.Outcome = d.ID, d.Category, d.Outcome
+		scored = append(scored, h)
 	}
-	return scores, nil
+	return scored, nil
 }
 
 // readCount is how many decisions a search reads in full and scores: three
@@ -264,33 +262,51 @@ func rankCount(k int) int {
 	return max(k*20, 60)
 }
 
-// holders finds which decisions from seq on hold each token, from the
-// index's lists alone, and how many hold each.
-func holders(ctx context.Context, store *db.Store, tokens []string, seq int64) (map[int64][]bool, []float64, error) {
-	held := map[int64][]bool{}
-	hits := make([]float64, len(tokens))
-	stmt, err := store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ?`)
+// newestHolders finds the pool (the n newest decisions holding any token,
+// newest first), which decisions of it hold each token, and how many do:
+// one lookup per token, its n newest holders. The pool is the n newest of
+// their union, so every token's list reaches back past the pool's oldest
+// decision (or holds all its holders): what each token holds within the
+// pool is exact, from the index's lists alone.
+func newestHolders(ctx context.Context, store *db.Store, tokens []string, n int) (pool []int64, held map[int64][]bool, hits []float64, err error) {
+	stmt, err := store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("precedent: search: %w", err)
+		return nil, nil, nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	defer stmt.Close()
-	var seqs []int64
+	lists := make([][]int64, len(tokens))
+	held = map[int64][]bool{}
 	for j, tok := range tokens {
-		seqs = seqs[:0]
-		if err := stmt.SelectContext(ctx, &seqs, quote(tok), seq); err != nil {
-			return nil, nil, fmt.Errorf("precedent: search: %w", err)
+		if err := stmt.SelectContext(ctx, &lists[j], quote(tok), n); err != nil {
+			return nil, nil, nil, fmt.Errorf("precedent: search: %w", err)
 		}
-		for _, s := range seqs {
-			h := held[s]
-			if h == nil {
-				h = make([]bool, len(tokens))
-				held[s] = h
+		for _, s := range lists[j] {
+			if held[s] == nil {
+				held[s] = make([]bool, len(tokens))
+				pool = append(pool, s)
 			}
-			h[j] = true
+			held[s][j] = true
 		}
-		hits[j] = float64(len(seqs))
 	}
-	return held, hits, nil
+	slices.SortFunc(pool, func(a, b int64) int { return cmp.Compare(b, a) })
+	if len(pool) > n {
+		for _, s := range pool[n:] {
+			delete(held, s)
+		}
+		pool = pool[:n]
+	}
+	hits = make([]float64, len(tokens))
+	if len(pool) > 0 {
+		oldest := pool[len(pool)-1]
+		for j, l := range lists {
+			for _, s := range l {
+				if s >= oldest {
+					hits[j]++
+				}
+			}
+		}
+	}
+	return pool, held, hits, nil
 }
 
 // olderHolders returns the newest decisions older than a full pool (whose
@@ -344,34 +360,20 @@ func rarest(tokens []string, hits []float64, n int) []string {
 // rank orders the scored decisions: decisions proved wrong after the others
 // (unless asked otherwise), a same-category boost, then score, then the
 // newer first. Only the k best are read in full.
-func rank(ctx context.Context, store *db.Store, scores map[int64]float64, opts Options) ([]Hit, error) {
+func rank(ctx context.Context, store *db.Store, cands []Hit, opts Options) ([]Hit, error) {
 	// Only the best candidates by raw score can reach the top k after the
-	// category boost and the AVOID ordering: read those, not the whole pool.
-	seqs := make([]int64, 0, len(scores))
-	for s := range scores {
-		seqs = append(seqs, s)
-	}
-	slices.SortFunc(seqs, func(a, b int64) int {
+	// category boost and the AVOID ordering.
+	slices.SortFunc(cands, func(a, b Hit) int {
 		switch {
-		case scores[a] > scores[b]:
+		case a.Score > b.Score:
 			return -1
-		case scores[a] < scores[b]:
+		case a.Score < b.Score:
 			return 1
 		}
-		return int(b - a)
+		return cmp.Compare(b.Seq, a.Seq)
 	})
-	if n := rankCount(opts.K); len(seqs) > n {
-		seqs = seqs[:n]
-	}
-	briefs, err := store.Briefs(ctx, seqs)
-	if err != nil {
-		return nil, err
-	}
-	cands := make([]Hit, 0, len(briefs))
-	for _, b := range briefs {
-		h := Hit{Score: scores[b.Seq], Seq: b.Seq}
-		h.ID, h.Category, h.Outcome = b.ID, b.Category, b.Outcome
-		cands = append(cands, h)
+	if n := rankCount(opts.K); len(cands) > n {
+		cands = cands[:n]
 	}
 	cands = Order(cands, opts)
 	top := make([]int64, len(cands))
