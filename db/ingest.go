@@ -57,7 +57,9 @@ type DecisionRow struct {
 	Requestor    string          `db:"requestor"`
 	Context      string          `db:"context"`
 	RequestID    string          `db:"request_id"`
-	Raw          string          `db:"raw"`
+	// Raw is the record's text as it stands in the file, read by
+	// EachDecision and Decision only ("" from the other reads).
+	Raw string `db:"raw"`
 	// Outcome is the current outcome (read only): the latest event's, or
 	// PENDING; OutcomeTS and OutcomeEvidence are that event's ts and
 	// evidence ("" without an event).

@@ -68,14 +68,21 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	return c, nil
 }
 
-// decisionSelect reads decisions with their current outcome.
-var decisionSelect = `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
+// decisionSelect reads decisions with their current outcome, without their
+// raw text (” AS raw): every reader but EachDecision's (export) does
+// without it, and SQLite parses the SQL that renders it in every process.
+var decisionSelect = decisionColumns("''")
+
+// decisionColumns is decisionSelect with raw as the SQL given.
+func decisionColumns(raw string) string {
+	return `SELECT d.seq, d.id, d.file_id, d.line, d.line_end, d.byte_offset, d.iteration, d.ts, d.ts_ns, d.tier, d.depth,
 	d.category, d.input, d.decision, d.reason, d.next_action, d.verification, d.retro_prev_id, d.retro_outcome, d.confidence,
-	d.requestor, d.context, d.request_id, ` + DecisionRawSQL("d") + ` AS raw, coalesce(o.outcome, 'PENDING') AS outcome,
+	d.requestor, d.context, d.request_id, ` + raw + ` AS raw, coalesce(o.outcome, 'PENDING') AS outcome,
 	coalesce(e.ts, '') AS outcome_ts, coalesce(e.evidence, '') AS outcome_evidence, coalesce(e.recorded_by, '') AS outcome_by,
 	coalesce(v.void, 0) AS voided, CASE WHEN v.void THEN ve.ts ELSE '' END AS void_ts, CASE WHEN v.void THEN ve.evidence ELSE '' END AS void_reason
 	FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id LEFT JOIN outcome_events e ON e.seq = o.event_seq
 	LEFT JOIN decision_voids v ON v.decision_id = d.id LEFT JOIN void_events ve ON ve.seq = v.event_seq`
+}
 
 // DecisionFilter narrows a listing of decisions.
 type DecisionFilter struct {
@@ -153,10 +160,10 @@ func (s *Store) LatestDecisions(ctx context.Context, f DecisionFilter) ([]Decisi
 }
 
 // EachDecision calls fn for every decision matching f in journal order,
-// streaming.
+// streaming, each with its raw text.
 func (s *Store) EachDecision(ctx context.Context, f DecisionFilter, fn func(*DecisionRow) error) error {
 	where, args := f.where()
-	rows, err := s.DB.QueryxContext(ctx, decisionSelect+where+` ORDER BY d.seq`, args...)
+	rows, err := s.DB.QueryxContext(ctx, decisionColumns(DecisionRawSQL("d"))+where+` ORDER BY d.seq`, args...)
 	if err != nil {
 		return fmt.Errorf("read decisions: %w", err)
 	}
@@ -174,10 +181,10 @@ func (s *Store) EachDecision(ctx context.Context, f DecisionFilter, fn func(*Dec
 	return rows.Err()
 }
 
-// Decision returns one decision by id.
+// Decision returns one decision by id, with its raw text.
 func (s *Store) Decision(ctx context.Context, id string) (DecisionRow, bool, error) {
 	var d DecisionRow
-	err := s.DB.GetContext(ctx, &d, decisionSelect+` WHERE d.id = ?`, id)
+	err := s.DB.GetContext(ctx, &d, decisionColumns(DecisionRawSQL("d"))+` WHERE d.id = ?`, id)
 	if isNoRows(err) {
 		return d, false, nil
 	}
