@@ -146,7 +146,7 @@ func (e *Env) checkJQLine(ctx context.Context, dir string, small int) error {
 	if err != nil {
 		return fmt.Errorf("the jq line is not a valid decision for orbit: %w", err)
 	}
-	if !strings.Contains(string(s.Stdout), "1 records: 1 would append") {
+	if !strings.Contains(string(s.Stdout), "1 record: 1 would append") {
 		return fmt.Errorf("the jq line is not a new decision for orbit: %s", s.Stdout)
 	}
 	return os.Remove(path)

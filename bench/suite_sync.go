@@ -31,7 +31,7 @@ func runSync(ctx context.Context, e *Env) (string, error) {
 				return Sample{}, err
 			}
 			s, err := Measure(e.OrbitCmd(dir, "sync"))
-			if err == nil && !strings.Contains(string(s.Stdout), "+1 decisions") {
+			if err == nil && !strings.Contains(string(s.Stdout), "+1 decision,") {
 				err = fmt.Errorf("orbit sync in %s did not index the appended line:\n%s", dir, s.Stdout)
 			}
 			return s, err
