@@ -305,16 +305,16 @@ func drive(ctx context.Context, client *http.Client, base, token string, spec lo
 
 // decidedID reads the id of POST /api/v1/decisions's answer.
 func decidedID(body []byte) (string, error) {
+	// The answer is the record in its one JSON form, what it was made
+	// from beside it (ceo.Result).
 	var res struct {
-		Decision struct {
-			ID string `json:"id"`
-		} `json:"decision"`
-		Written bool `json:"written"`
+		ID      string `json:"id"`
+		Written bool   `json:"written"`
 	}
-	if err := json.Unmarshal(body, &res); err != nil || res.Decision.ID == "" || !res.Written {
+	if err := json.Unmarshal(body, &res); err != nil || res.ID == "" || !res.Written {
 		return "", fmt.Errorf("201 without a written decision: %s", tail(string(body), 300))
 	}
-	return res.Decision.ID, nil
+	return res.ID, nil
 }
 
 // copyProject copies the journal and index of the project at src into a
