@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,21 +26,59 @@ func Lock(f *os.File) error {
 	return wait(ctx, f)
 }
 
-// wait polls for the lock on f until ctx is done.
+// wait takes the lock on f, waiting in the kernel until it is free or ctx is
+// done. Waiting in flock(2) rather than polling matters under contention: a
+// poller that sleeps between tries loses the lock, again and again, to
+// processes that arrive while it sleeps, and with a dozen hooks writing at
+// once on a busy machine it starved past Wait (the reliability suite's
+// parallel hooks saw it). A blocked flock(2) cannot be interrupted, so it
+// runs on a duplicate of f's descriptor (a lock belongs to the open file,
+// which both share): if ctx ends first, wait returns and the abandoned
+// waiter lets the lock go the moment it gets it.
 func wait(ctx context.Context, f *os.File) error {
-	delay := time.Millisecond
-	for {
-		ok, err := TryLock(f)
-		if err != nil || ok {
-			return err
+	if ok, err := TryLock(f); err != nil || ok {
+		return err
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	var (
+		mu        sync.Mutex
+		abandoned bool
+		done      = make(chan error, 1)
+	)
+	go func() {
+		err := syscall.Flock(fd, syscall.LOCK_EX)
+		for errors.Is(err, syscall.EINTR) {
+			err = syscall.Flock(fd, syscall.LOCK_EX)
 		}
+		mu.Lock()
+		if abandoned && err == nil {
+			syscall.Flock(fd, syscall.LOCK_UN)
+		}
+		syscall.Close(fd)
+		done <- err // buffered: sent before the waiter can look again
+		mu.Unlock()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		return nil
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
 		select {
-		case <-ctx.Done():
+		case err := <-done: // taken as the wait ended: keep it
+			if err != nil {
+				return fmt.Errorf("lock %s: %w", f.Name(), err)
+			}
+			return nil
+		default:
+			abandoned = true
 			return fmt.Errorf("lock %s: another process still holds it (%w)", f.Name(), ctx.Err())
-		case <-time.After(delay):
-		}
-		if delay < 10*time.Millisecond {
-			delay *= 2
 		}
 	}
 }
