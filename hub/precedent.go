@@ -2,10 +2,14 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/precedent"
 )
 
@@ -16,46 +20,15 @@ type PrecedentHit struct {
 	precedent.Hit
 }
 
-// pgRank is how PostgreSQL scores a decision's weighted text against a
-// query: ts_rank with the field weights of the local search (what was
-// decided 4, the request's description 1.5, the reason 1, the next action
-// 0.5, as {D, C, B, A} scaled to 1), divided by 1 + the log of the text's
-// length (normalization 1), as bm25 damps long texts. Each query word is
-// ranked on its own and weighted by its rarity in the projects searched
-// (bm25's idf): a rare word that matches says more than a common one.
-// Measured on testdata/precedent against ts_rank_cd, other normalizations
-// and pg_trgm: see BENCHMARKS.md.
-var pgRank = `ts_rank('{0.125, 0.25, 0.375, 1}', d.search, q, 1)`
-
-// pgIDF weights each word's rank by its idf (off only to measure what it
-// brings).
-var pgIDF = true
-
-// dfCap bounds the count of decisions holding a word: past it, a word is
-// common, and counting further would cost more than it tells.
-const dfCap = 5000
-
-// candidateLimit bounds the decisions ranked when every word is common.
-const candidateLimit = 20000
-
-// precedentPool is how many of the best matches (by the plain rank of all
-// the query's words) are scored word by word with idf.
-const precedentPool = 200
-
-type precedentCand struct {
-	Project  string  `db:"project_id"`
-	ID       string  `db:"id"`
-	Seq      int64   `db:"seq"`
-	Category string  `db:"category"`
-	Outcome  string  `db:"outcome"`
-	Score    float64 `db:"score"`
-}
-
 // Precedent returns the decisions of the projects in scope most similar to
-// query, best first, ranked as `orbit precedent` ranks them: the query's
-// words (precedent.QueryTerms: any text is safe) matched against the weighted
-// text, then the same ordering (decisions proved wrong after the others, a
-// same-category boost, recency).
+// query, best first, found and ranked as `orbit precedent` finds and ranks
+// a project's own (precedent.Score, precedent.Best): a bounded pool of the
+// newest decisions holding each query word (precedent.QueryTerms: any text
+// is safe), scored by bm25 in Go with the same field weights, then the same
+// ordering (decisions proved wrong after the others, a same-category boost,
+// recency). The hub's full-text index (GIN over a tsvector on PostgreSQL,
+// FTS5 on SQLite) only finds the decisions holding a word, newest first;
+// it never scores every match.
 func (s *Store) Precedent(ctx context.Context, projectID, query string, opts precedent.Options) ([]PrecedentHit, error) {
 	if opts.K <= 0 {
 		opts.K = 3
@@ -64,140 +37,162 @@ func (s *Store) Precedent(ctx context.Context, projectID, query string, opts pre
 	if len(tokens) == 0 {
 		return []PrecedentHit{}, nil
 	}
-	cond, args := only("d.project_id", projectID)
-	var cands []precedentCand
-	var err error
-	if s.Dialect == Postgres {
-		cands, err = s.pgCandidates(ctx, projectID, tokens, opts.K)
-	} else {
-		q := `SELECT d.project_id, d.id, d.byte_offset AS seq, d.category, coalesce(o.outcome, 'PENDING') AS outcome,
-				-bm25(hub_decisions_fts, 4, 1, 0.5, 1.5) AS score
-			FROM hub_decisions_fts JOIN hub_decisions d ON d.seq = hub_decisions_fts.rowid
-			LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
-			WHERE hub_decisions_fts MATCH ? AND` + notVoided("d.project_id", "d.id") + cond + ` ORDER BY score DESC, d.byte_offset DESC LIMIT ?`
-		err = s.DB.SelectContext(ctx, &cands, s.q(q), append(append([]any{precedent.MatchAny(tokens)}, args...), orderPool(opts.K))...)
-	}
+	idx := &hubIndex{s: s, project: projectID, projects: map[int64]string{}}
+	scored, err := precedent.Score(ctx, idx, tokens, opts)
 	if err != nil {
 		return nil, fmt.Errorf("precedent search: %w", err)
 	}
-	// precedent.Order knows hits by Seq: number the candidates in score
-	// order so that its tie-break (higher Seq first) keeps the database's.
-	hits := make([]precedent.Hit, len(cands))
-	for i, c := range cands {
-		hits[i] = precedent.Hit{Score: c.Score, Seq: int64(len(cands) - i)}
-		hits[i].ID, hits[i].Category, hits[i].Outcome = c.ID, c.Category, c.Outcome
-	}
-	top := precedent.Order(hits, opts)
+	top := precedent.Best(scored, opts)
 	out := make([]PrecedentHit, 0, len(top))
 	for _, h := range top {
-		c := cands[len(cands)-int(h.Seq)]
-		d, found, err := s.DecisionByID(ctx, c.Project, c.ID)
+		project := idx.projects[h.Seq]
+		d, found, err := s.DecisionByID(ctx, project, h.ID)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
 			continue
 		}
-		out = append(out, PrecedentHit{Project: c.Project, Hit: precedent.Hit{DecisionView: d.DecisionView, Score: h.Score, Avoid: h.Avoid, Seq: c.Seq}})
+		out = append(out, PrecedentHit{Project: project, Hit: precedent.Hit{DecisionView: d.DecisionView, Score: h.Score, Avoid: h.Avoid, Seq: h.Seq}})
 	}
 	return out, nil
 }
 
-// orderPool is how many of the best-scored matches the ordering (outcome,
-// category boost, recency) chooses the k best from.
-func orderPool(k int) int { return max(60, 20*k) }
-
-// pgCandidates scores the decisions matching any of the tokens on
-// PostgreSQL: the precedentPool best by the plain rank of all the words,
-// rescored as the sum over the words of idf x the word's own rank.
-// Tokens are runs of letters and digits: joined with |, they are words of a
-// to_tsquery, never its operators; every text is a parameter.
-func (s *Store) pgCandidates(ctx context.Context, projectID string, tokens []string, k int) ([]precedentCand, error) {
-	cond, args := only("d.project_id", projectID)
-	// How many decisions are searched, and how many hold each word (up to
-	// dfCap), in one statement.
-	var counts strings.Builder
-	countArgs := []any{}
-	// The decisions searched are the projects' counters (kept by the push
-	// transaction): counting a million rows took most of a search's time.
-	pcond, pargs := only("id", projectID)
-	counts.WriteString(`SELECT (SELECT coalesce(CAST(sum(decisions) AS BIGINT), 0) FROM hub_projects WHERE 1 = 1` + pcond + `)`)
-	countArgs = append(countArgs, pargs...)
-	for _, t := range tokens {
-		counts.WriteString(`, (SELECT count(*) FROM (SELECT 1 FROM hub_decisions d WHERE d.search @@ to_tsquery('english', ?)` + cond + ` LIMIT ?) c)`)
-		countArgs = append(countArgs, t)
-		countArgs = append(countArgs, args...)
-		countArgs = append(countArgs, dfCap)
-	}
-	row := s.DB.QueryRowxContext(ctx, s.q(counts.String()), countArgs...)
-	n := make([]int64, len(tokens)+1)
-	dest := make([]any, len(n))
-	for i := range n {
-		dest[i] = &n[i]
-	}
-	if err := row.Scan(dest...); err != nil {
-		return nil, err
-	}
-	// The candidates are the decisions holding a word that is not common
-	// (held by fewer than dfCap): a common word matches too much to be worth
-	// ranking every decision that holds it, and adds little to the score.
-	// When every word is common, any of them, up to candidateLimit matches.
-	var rare []string
-	for i, t := range tokens {
-		if n[i+1] > 0 && n[i+1] < dfCap {
-			rare = append(rare, t)
-		}
-	}
-	if len(rare) == 0 {
-		rare = tokens
-	}
-	all := strings.Join(tokens, " | ")
-	var score strings.Builder
-	scoreArgs := []any{}
-	if !pgIDF {
-		// Measured without idf: the plain rank of all the words.
-		tokens, n = []string{strings.Join(tokens, " | ")}, []int64{n[0], 1}
-	}
-	for i, t := range tokens {
-		if n[i+1] == 0 {
-			continue
-		}
-		if score.Len() > 0 {
-			score.WriteString(" + ")
-		}
-		term := strings.ReplaceAll(pgRank, "q,", "to_tsquery('english', ?),")
-		score.WriteString(`? * ` + term)
-		w := 1.0
-		if pgIDF {
-			w = idf(n[0], n[i+1])
-		}
-		scoreArgs = append(scoreArgs, w)
-		if strings.Contains(term, "?") {
-			scoreArgs = append(scoreArgs, t)
-		}
-	}
-	if score.Len() == 0 {
-		return nil, nil
-	}
-	q := `WITH matches AS (
-			SELECT d.project_id, d.id, d.byte_offset, d.category, d.input, d.search FROM hub_decisions d
-			WHERE d.search @@ to_tsquery('english', ?) AND` + notVoided("d.project_id", "d.id") + cond + ` LIMIT ?),
-		pool AS (
-			SELECT d.* FROM matches d CROSS JOIN to_tsquery('english', ?) q
-			ORDER BY ` + pgRank + ` DESC, d.byte_offset DESC LIMIT ?)
-		SELECT d.project_id, d.id, d.byte_offset AS seq, d.category, coalesce(o.outcome, 'PENDING') AS outcome, ` + score.String() + ` AS score
-		FROM pool d CROSS JOIN to_tsquery('english', ?) q
-		LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
-		ORDER BY score DESC, d.byte_offset DESC LIMIT ?`
-	qargs := append(append([]any{strings.Join(rare, " | ")}, args...), candidateLimit, all, precedentPool)
-	qargs = append(append(qargs, scoreArgs...), all, orderPool(k))
-	var cands []precedentCand
-	err := s.DB.SelectContext(ctx, &cands, s.q(q), qargs...)
-	return cands, err
+// hubIndex is the hub's full-text index of the decisions of one project or
+// of every one (AllProjects), as precedent.Score reads it. A decision's seq
+// orders them across projects (SQLite's rowid, PostgreSQL's identity).
+type hubIndex struct {
+	s       *Store
+	project string
+	// projects is the project of each decision Candidates read.
+	projects map[int64]string
 }
 
-// idf is bm25's inverse document frequency of a word held by df of n
-// decisions (the always-positive form).
-func idf(n, df int64) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+// Totals are the projects' counters, kept by the push transaction: the
+// decisions indexed and their length in tokens.
+func (h *hubIndex) Totals(ctx context.Context) (int64, float64, error) {
+	cond, args := only("id", h.project)
+	var t struct {
+		Rows    int64 `db:"rows"`
+		Tokens  int64 `db:"tokens"`
+		Tokened int64 `db:"tokened"`
+	}
+	if err := h.s.DB.GetContext(ctx, &t, h.s.q(`SELECT CAST(coalesce(sum(decisions), 0) AS BIGINT) AS rows,
+			CAST(coalesce(sum(tokens), 0) AS BIGINT) AS tokens, CAST(coalesce(sum(tokened), 0) AS BIGINT) AS tokened
+		FROM hub_projects WHERE 1 = 1`+cond), args...); err != nil {
+		return 0, 0, err
+	}
+	if t.Rows == 0 {
+		return 0, 0, nil
+	}
+	if t.Tokened > 0 {
+		return t.Rows, float64(t.Tokens) / float64(t.Tokened), nil
+	}
+	// Every decision in scope was pushed before the hub counted tokens
+	// (migration 5): the average of the newest ones.
+	avg, err := h.sampleLength(ctx)
+	return t.Rows, avg, err
+}
+
+// lengthSample is how many of the newest decisions give the average length
+// when the counters have none.
+const lengthSample = 1000
+
+func (h *hubIndex) sampleLength(ctx context.Context) (float64, error) {
+	cond, args := only("project_id", h.project)
+	var texts []struct {
+		Input      string `db:"input"`
+		Reason     string `db:"reason"`
+		NextAction string `db:"next_action"`
+		Context    string `db:"context"`
+	}
+	if err := h.s.DB.SelectContext(ctx, &texts, h.s.q(`SELECT input, reason, next_action, context FROM hub_decisions
+		WHERE 1 = 1`+cond+` ORDER BY seq DESC LIMIT ?`), append(args, lengthSample)...); err != nil {
+		return 0, err
+	}
+	if len(texts) == 0 {
+		return 1, nil
+	}
+	n := 0
+	for _, t := range texts {
+		n += precedent.Length(t.Input) + precedent.Length(t.Reason) + precedent.Length(t.NextAction) + precedent.Length(t.Context)
+	}
+	return max(float64(n)/float64(len(texts)), 1), nil
+}
+
+// Holders finds the newest decisions holding every word: on PostgreSQL the
+// GIN index of the weighted tsvector (each word a plainto_tsquery, so any
+// text is a word, never an operator), on SQLite the FTS5 index (each word
+// quoted), newest first by seq.
+func (h *hubIndex) Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	var q string
+	var args []any
+	if h.s.Dialect == Postgres {
+		cond, pargs := only("project_id", h.project)
+		// The simple protocol sends the word in the statement's text, so
+		// the planner chooses for this word (GIN for a rare one, the newest
+		// first along seq for a common one): a prepared statement's
+		// generic plan would choose once for every word.
+		q = `SELECT seq FROM hub_decisions WHERE search @@ plainto_tsquery('english', ?) AND seq < ?` + cond + ` ORDER BY seq DESC LIMIT ?`
+		args = append(append([]any{pgx.QueryExecModeSimpleProtocol, strings.Join(words, " "), before}, pargs...), n)
+	} else if h.project == AllProjects {
+		q = `SELECT rowid FROM hub_decisions_fts WHERE hub_decisions_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`
+		args = []any{precedent.MatchAll(words), before, n}
+	} else {
+		q = `SELECT f.rowid FROM hub_decisions_fts f JOIN hub_decisions d ON d.seq = f.rowid
+			WHERE hub_decisions_fts MATCH ? AND f.rowid < ? AND d.project_id = ? ORDER BY f.rowid DESC LIMIT ?`
+		args = []any{precedent.MatchAll(words), before, h.project, n}
+	}
+	var seqs []int64
+	err := h.s.DB.SelectContext(ctx, &seqs, h.s.q(q), args...)
+	return seqs, err
+}
+
+// Span counts the decisions in scope from seq from on: across projects the
+// distance to the newest (seqs are dense but for a rolled-back push's), in
+// one project a count along its (project_id, seq) index.
+func (h *hubIndex) Span(ctx context.Context, from int64) (int64, error) {
+	var n int64
+	var err error
+	if h.project == AllProjects {
+		err = h.s.DB.GetContext(ctx, &n, h.s.q(`SELECT coalesce(max(seq), 0) - ? + 1 FROM hub_decisions`), from)
+	} else {
+		err = h.s.DB.GetContext(ctx, &n, h.s.q(`SELECT count(*) FROM hub_decisions WHERE project_id = ? AND seq >= ?`), h.project, from)
+	}
+	return max(n, 0), err
+}
+
+// Candidates reads the decisions at seqs (not voided), with their current
+// outcome, and remembers each one's project.
+func (h *hubIndex) Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	arr, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, err
+	}
+	in := `SELECT value FROM json_each(?)`
+	if h.s.Dialect == Postgres {
+		in = `SELECT CAST(jsonb_array_elements_text(CAST(? AS jsonb)) AS BIGINT)`
+	}
+	var rows []struct {
+		Project string `db:"project_id"`
+		db.Candidate
+	}
+	if err := h.s.DB.SelectContext(ctx, &rows, h.s.q(`SELECT d.project_id, d.seq, d.id, d.category, coalesce(o.outcome, 'PENDING') AS outcome,
+			d.input, d.reason, d.next_action, d.context
+		FROM hub_decisions d LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
+		WHERE d.seq IN (`+in+`) AND`+notVoided("d.project_id", "d.id")), string(arr)); err != nil {
+		return nil, err
+	}
+	out := make([]db.Candidate, len(rows))
+	for i, r := range rows {
+		out[i] = r.Candidate
+		h.projects[r.Seq] = r.Project
+	}
+	return out, nil
 }

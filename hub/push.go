@@ -21,6 +21,7 @@ import (
 	"github.com/orbit-loop/orbit/journal"
 	"github.com/orbit-loop/orbit/knowledge"
 	"github.com/orbit-loop/orbit/loop"
+	"github.com/orbit-loop/orbit/precedent"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -229,8 +230,9 @@ func (s *Store) Push(ctx context.Context, acc Access, b Batch, now time.Time) (P
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE hub_projects SET last_push_ns = ?, chunks = chunks + ?, bytes = bytes + ?,
 			decisions = decisions + ?, events = events + ?, rejected = rejected + ?, loop_events = loop_events + ?,
-			knowledge_hits = knowledge_hits + ?, max_iteration = `+s.greatest("max_iteration", "?")+` WHERE id = ?`),
-			now.UnixNano(), len(chunks), len(b.Data), in.decisions, in.events, in.rejected, in.loopEvents, in.hits, in.maxIteration, b.Project); err != nil {
+			knowledge_hits = knowledge_hits + ?, max_iteration = `+s.greatest("max_iteration", "?")+`, tokens = tokens + ?, tokened = tokened + ? WHERE id = ?`),
+			now.UnixNano(), len(chunks), len(b.Data), in.decisions, in.events, in.rejected, in.loopEvents, in.hits, in.maxIteration,
+			in.tokens, in.decisions, b.Project); err != nil {
 			return fmt.Errorf("push %s %s: %w", b.Project, j.Kind, err)
 		}
 		res = PushResult{State: FileState{Kind: j.Kind, Path: j.Path, Offset: newOff, Lines: newLines, TailHash: TailHash(tail)},
@@ -322,6 +324,9 @@ type ingest struct {
 
 	decisions, events, rejected, loopEvents, hits int
 	maxIteration                                  int64
+	// tokens is the length in tokens of the decisions indexed (precedent's
+	// bm25 average).
+	tokens int64
 }
 
 type chunkRow struct {
@@ -447,6 +452,9 @@ func (in *ingest) run(ctx context.Context, chunks []journal.Chunk) error {
 			continue
 		}
 		in.decisions++
+		// bm25's document length, as the index counts it.
+		in.tokens += int64(precedent.Length(clean(d.p.Input)) + precedent.Length(clean(d.p.Reason)) +
+			precedent.Length(clean(d.p.NextAction)) + precedent.Length(clean(d.p.Context)))
 		in.maxIteration = max(in.maxIteration, d.p.Iteration)
 		if e, ok := decEvent[d.chunk]; ok {
 			evs = append(evs, e)

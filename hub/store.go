@@ -32,6 +32,9 @@ type Store struct {
 	// Name says which store this is, without a password.
 	Name string
 	path string // the SQLite file
+	// headlines caches each project's trust headline by its push counter
+	// (see Projects).
+	headlines headlineCache
 }
 
 // Options tune Open.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/orbit-loop/orbit/db"
@@ -60,6 +61,7 @@ type ProjectSummary struct {
 	KnowledgeHits int64  `json:"knowledge_hits" db:"knowledge_hits"`
 	MaxIteration  int64  `json:"current_iteration" db:"max_iteration"`
 	LastPushNS    int64  `json:"-" db:"last_push_ns"`
+	Chunks        int64  `json:"-" db:"chunks"`
 	LastPush      string `json:"last_push"`
 	// Trust is the project's headline: totals, last 20 and last 10, level
 	// and alert, by seed 000's rules.
@@ -86,11 +88,15 @@ type LoopSummary struct {
 }
 
 // Projects lists the projects in scope with their counts, trust headline
-// and loops.
+// and loops. A project's headline is computed once per push: it is cached
+// by the project's chunk counter, which every push moves in its
+// transaction (every outcome and void arrives as a chunk), so the list is
+// a read of the projects and their loops, and of the projects pushed to
+// since the last list.
 func (s *Store) Projects(ctx context.Context, projectID string) ([]ProjectSummary, error) {
 	cond, args := only("id", projectID)
 	var ps []ProjectSummary
-	if err := s.DB.SelectContext(ctx, &ps, s.q(`SELECT id, name, decisions, events, rejected, loop_events, knowledge_hits, max_iteration, last_push_ns
+	if err := s.DB.SelectContext(ctx, &ps, s.q(`SELECT id, name, decisions, events, rejected, loop_events, knowledge_hits, max_iteration, last_push_ns, chunks
 		FROM hub_projects WHERE 1 = 1`+cond+` ORDER BY id`), args...); err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
@@ -102,10 +108,6 @@ func (s *Store) Projects(ctx context.Context, projectID string) ([]ProjectSummar
 	for _, l := range loops {
 		byProject[l.Project] = append(byProject[l.Project], l)
 	}
-	totals, err := s.scoredTotals(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
 	for i := range ps {
 		p := &ps[i]
 		p.LastPush = time.Unix(0, p.LastPushNS).UTC().Format(time.RFC3339)
@@ -113,19 +115,65 @@ func (s *Store) Projects(ctx context.Context, projectID string) ([]ProjectSummar
 		if p.Loops == nil {
 			p.Loops = []LoopSummary{}
 		}
-		latest, err := s.latestScored(ctx, p.ID, trust.MinScored)
-		if err != nil {
+		var ok bool
+		if p.Trust, ok = s.headlines.get(p.ID, p.Chunks); ok {
+			continue
+		}
+		// Read after the counter: a push between the two only makes the
+		// headline newer than its counter, and the next list reads it again.
+		if p.Trust, err = s.headline(ctx, p.ID); err != nil {
 			return nil, err
 		}
-		t := totals[p.ID]
-		if p.Trust, err = trust.Current(ctx, headlineSource{t[0], t[1], latest}); err != nil {
-			return nil, err
-		}
+		s.headlines.put(p.ID, p.Chunks, p.Trust)
 	}
 	if ps == nil {
 		ps = []ProjectSummary{}
 	}
 	return ps, nil
+}
+
+// headline computes a project's trust headline, as `orbit trust` does.
+func (s *Store) headline(ctx context.Context, projectID string) (trust.Headline, error) {
+	totals, err := s.scoredTotals(ctx, projectID)
+	if err != nil {
+		return trust.Headline{}, err
+	}
+	latest, err := s.latestScored(ctx, projectID, trust.MinScored)
+	if err != nil {
+		return trust.Headline{}, err
+	}
+	t := totals[projectID]
+	return trust.Current(ctx, headlineSource{t[0], t[1], latest})
+}
+
+// headlineCache holds each project's trust headline with the push counter
+// it was computed at. It holds one entry per project of the store, as the
+// project list does.
+type headlineCache struct {
+	mu sync.Mutex
+	m  map[string]cachedHeadline
+}
+
+type cachedHeadline struct {
+	chunks int64
+	h      trust.Headline
+}
+
+// get returns the headline cached at the counter chunks.
+func (c *headlineCache) get(project string, chunks int64) (trust.Headline, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[project]
+	return e.h, ok && e.chunks == chunks
+}
+
+func (c *headlineCache) put(project string, chunks int64, h trust.Headline) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedHeadline{}
+	}
+	c.m[project] = cachedHeadline{chunks, h}
 }
 
 // headlineSource hands trust.Current figures already read.

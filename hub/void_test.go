@@ -20,6 +20,8 @@ import (
 // not hold) and holds the hub to what the project's own index answers:
 // trust whole and by category, the decision's view, stale decisions; a
 // voided decision is no precedent. Taking a void back makes it count again.
+// The project list's trust headline (cached by the project's push counter)
+// follows each push and equals the project's own `orbit trust`.
 func TestVoidsAsLocal(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
@@ -35,6 +37,19 @@ func TestVoidsAsLocal(t *testing.T) {
 		if err := ix.Store.DB.GetContext(ctx, &pending, `SELECT id FROM decisions d WHERE NOT EXISTS (SELECT 1 FROM decision_outcomes o WHERE o.decision_id = d.id) ORDER BY seq LIMIT 1`); err != nil {
 			t.Fatal(err)
 		}
+		// The project list's headline, as `orbit trust` gives it locally.
+		listed := func(when string) {
+			t.Helper()
+			ps := must(s.Projects(ctx, "gamma"))
+			want, err := trust.Current(ctx, p.local(t).Store)
+			if err != nil || len(ps) != 1 {
+				t.Fatalf("%s: %d projects listed, %v", when, len(ps), err)
+			}
+			sameJSON(t, when+": the project list's trust", ps[0].Trust, want)
+		}
+		p.push(t, url, adminToken)
+		listed("pushed")
+		listed("listed again")
 		void := func(ts, id string, v bool) string {
 			return fmt.Sprintf(`{"ts":%q,"decision_id":%q,"void":%v,"evidence":"recorded by mistake"}`+"\n", ts, id, v)
 		}
@@ -45,6 +60,7 @@ func TestVoidsAsLocal(t *testing.T) {
 		check := func(when string) {
 			t.Helper()
 			ix := p.local(t)
+			listed(when)
 			sameJSON(t, when+": trust", must(s.Trust(ctx, "gamma", hub.TrustOptions{})), localTrust(t, p, trust.Options{}))
 			for _, c := range journal.Categories {
 				sameJSON(t, when+": trust of "+c, must(s.Trust(ctx, "gamma", hub.TrustOptions{Category: c})),

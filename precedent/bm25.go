@@ -47,6 +47,19 @@ func readStats(ctx context.Context, store *db.Store) (ftsStats, error) {
 	return decodeStats(blob)
 }
 
+// Length is how many tokens the index counts in text (bm25's document
+// length is the sum over a decision's columns).
+func Length(text string) int {
+	n := 0
+	var buf []byte
+	for i := 0; ; n++ {
+		var ok bool
+		if buf, i, ok = nextToken(text, i, buf); !ok {
+			return n
+		}
+	}
+}
+
 // decodeStats decodes an averages record: a row count and ftsColumns token
 // totals, as SQLite varints, and nothing else.
 func decodeStats(blob []byte) (ftsStats, error) {

@@ -80,7 +80,7 @@ func TestScoreIsFTS5BM25Multilingual(t *testing.T) {
 		t.Fatalf("only %d scores compared", compared)
 	}
 	// The issue's own example: an accent-free query finds the accented word.
-	got, err := scoresBySeq(score(context.Background(), store, Tokens("cafe"), Options{K: 3, Weights: DefaultWeights, Pool: len(lines) + 1}))
+	got, err := scoresBySeq(score(context.Background(), &localIndex{store: store}, Tokens("cafe"), Options{K: 3, Weights: DefaultWeights, Pool: len(lines) + 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func checkScores(t *testing.T, store *db.Store, queries []string, n int) int {
 		if len(tokens) == 0 {
 			continue
 		}
-		got, err := scoresBySeq(score(ctx, store, tokens, Options{K: 3, Weights: w, Pool: n + 1}))
+		got, err := scoresBySeq(score(ctx, &localIndex{store: store}, tokens, Options{K: 3, Weights: w, Pool: n + 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

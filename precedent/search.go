@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
@@ -122,11 +125,95 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	cands, err := score(ctx, store, tokens, opts)
+	idx := &localIndex{store: store}
+	defer idx.close()
+	cands, err := score(ctx, idx, tokens, opts)
 	if err != nil {
 		return nil, err
 	}
 	return rank(ctx, store, cands, opts)
+}
+
+// An Index is a full-text index of decisions as the bounded search reads
+// it: the project's own (db.Store) or a hub's, over one project or many.
+// Each decision has a seq, higher for a newer one.
+type Index interface {
+	// Totals are bm25's: how many decisions the index holds and their
+	// average length in tokens (Length of each of the four fields, summed).
+	Totals(ctx context.Context) (rows int64, avgdl float64, err error)
+	// Holders returns the n newest decisions holding every one of words
+	// (each a token of Tokens), newest first; only those older than before
+	// when before > 0.
+	Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error)
+	// Span is how many of the index's decisions have a seq of at least
+	// from.
+	Span(ctx context.Context, from int64) (int64, error)
+	// Candidates reads the decisions at seqs (db.Candidate: what scoring
+	// and ranking need), leaving out voided ones.
+	Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error)
+}
+
+// Score scores the decisions of idx that a search for tokens (QueryTerms)
+// considers, bounded as Search is (see score); Best ranks them.
+func Score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit, error) {
+	opts.defaults()
+	return score(ctx, idx, tokens, opts)
+}
+
+// localIndex is a project's own index.
+type localIndex struct {
+	store *db.Store
+	// one is the lookup of one word's newest holders, prepared once for
+	// the search's words.
+	one *sqlx.Stmt
+}
+
+func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
+	st, err := readStats(ctx, l.store)
+	return st.rows, st.avgdl, err
+}
+
+func (l *localIndex) Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error) {
+	var seqs []int64
+	if len(words) == 1 && before <= 0 {
+		if l.one == nil {
+			stmt, err := l.store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
+			if err != nil {
+				return nil, fmt.Errorf("precedent: search: %w", err)
+			}
+			l.one = stmt
+		}
+		if err := l.one.SelectContext(ctx, &seqs, quote(words[0]), n); err != nil {
+			return nil, fmt.Errorf("precedent: search: %w", err)
+		}
+		return seqs, nil
+	}
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	if err := l.store.DB.SelectContext(ctx, &seqs, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
+		ORDER BY rowid DESC LIMIT ?`, MatchAll(words), before, n); err != nil {
+		return nil, fmt.Errorf("precedent: search: %w", err)
+	}
+	return seqs, nil
+}
+
+func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
+	var top int64
+	if err := l.store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
+		return 0, fmt.Errorf("precedent: search: %w", err)
+	}
+	return max(top-from+1, 0), nil
+}
+
+func (l *localIndex) Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error) {
+	return l.store.Candidates(ctx, seqs)
+}
+
+func (l *localIndex) close() {
+	if l.one != nil {
+		l.one.Close()
+	}
 }
 
 // QueryTerms are the words a search looks for: Tokens, at most maxTerms.
@@ -161,14 +248,16 @@ const maxTerms = 16
 //
 // Reading the text of only those, not of the whole pool, is what keeps a
 // search in a fresh process cheap.
-func score(ctx context.Context, store *db.Store, tokens []string, opts Options) ([]Hit, error) {
+func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit, error) {
 	w := opts.Weights
 	weights := [4]float64{w.Input, w.Reason, w.NextAction, w.Context}
-	st, err := readStats(ctx, store)
+	var st ftsStats
+	var err error
+	st.rows, st.avgdl, err = idx.Totals(ctx)
 	if err != nil || st.rows == 0 {
 		return nil, err
 	}
-	pool, held, hits, err := newestHolders(ctx, store, tokens, opts.Pool)
+	pool, held, hits, err := newestHolders(ctx, idx, tokens, opts.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -182,12 +271,12 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	}
 	if oldestFull > 0 {
 		// The pool is the newest part of the matches: scale its counts to
-		// the journal from the span of row ids it covers.
-		var top int64
-		if err := store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
-			return nil, fmt.Errorf("precedent: search: %w", err)
+		// the journal from the span of decisions it covers.
+		span, err := idx.Span(ctx, oldest)
+		if err != nil {
+			return nil, err
 		}
-		if span := top - oldest + 1; span > 0 {
+		if span > 0 {
 			for j := range hits {
 				hits[j] = min(hits[j]*float64(st.rows)/float64(span), float64(st.rows))
 			}
@@ -211,11 +300,11 @@ func score(ctx context.Context, store *db.Store, tokens []string, opts Options) 
 	if n := readCount(opts.K); len(pool) > n {
 		pool = pool[:n]
 	}
-	older, err := olderHolders(ctx, store, tokens, hits, oldestFull, opts.K)
+	older, err := olderHolders(ctx, idx, tokens, hits, oldestFull, opts.K)
 	if err != nil {
 		return nil, err
 	}
-	texts, err := store.Candidates(ctx, append(pool, older...))
+	texts, err := idx.Candidates(ctx, append(pool, older...))
 	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
@@ -268,17 +357,12 @@ func rankCount(k int) int {
 // their union, so every token's list reaches back past the pool's oldest
 // decision (or holds all its holders): what each token holds within the
 // pool is exact, from the index's lists alone.
-func newestHolders(ctx context.Context, store *db.Store, tokens []string, n int) (pool []int64, held map[int64][]bool, hits []float64, err error) {
-	stmt, err := store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("precedent: search: %w", err)
-	}
-	defer stmt.Close()
+func newestHolders(ctx context.Context, idx Index, tokens []string, n int) (pool []int64, held map[int64][]bool, hits []float64, err error) {
 	lists := make([][]int64, len(tokens))
 	held = map[int64][]bool{}
 	for j, tok := range tokens {
-		if err := stmt.SelectContext(ctx, &lists[j], quote(tok), n); err != nil {
-			return nil, nil, nil, fmt.Errorf("precedent: search: %w", err)
+		if lists[j], err = idx.Holders(ctx, []string{tok}, 0, n); err != nil {
+			return nil, nil, nil, err
 		}
 		for _, s := range lists[j] {
 			if held[s] == nil {
@@ -317,16 +401,11 @@ func newestHolders(ctx context.Context, store *db.Store, tokens []string, n int)
 // list of rows, so this is asked only when that word is rare enough for
 // the walk to be cheap: when it is not, the decisions holding it are many,
 // and the newest of them, in the pool, are the precedents that matter.
-func olderHolders(ctx context.Context, store *db.Store, tokens []string, hits []float64, oldest int64, k int) ([]int64, error) {
+func olderHolders(ctx context.Context, idx Index, tokens []string, hits []float64, oldest int64, k int) ([]int64, error) {
 	if len(tokens) < 2 || oldest == 0 || slices.Min(hits) > maxAllHits {
 		return nil, nil
 	}
-	var seqs []int64
-	if err := store.DB.SelectContext(ctx, &seqs, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
-		ORDER BY rowid DESC LIMIT ?`, MatchAll(rarest(tokens, hits, allTerms)), oldest, k*4); err != nil {
-		return nil, fmt.Errorf("precedent: search: %w", err)
-	}
-	return seqs, nil
+	return idx.Holders(ctx, rarest(tokens, hits, allTerms), oldest, k*4)
 }
 
 // maxAllHits bounds the (estimated) decisions holding a query's rarest
@@ -361,21 +440,7 @@ func rarest(tokens []string, hits []float64, n int) []string {
 // (unless asked otherwise), a same-category boost, then score, then the
 // newer first. Only the k best are read in full.
 func rank(ctx context.Context, store *db.Store, cands []Hit, opts Options) ([]Hit, error) {
-	// Only the best candidates by raw score can reach the top k after the
-	// category boost and the AVOID ordering.
-	slices.SortFunc(cands, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return cmp.Compare(b.Seq, a.Seq)
-	})
-	if n := rankCount(opts.K); len(cands) > n {
-		cands = cands[:n]
-	}
-	cands = Order(cands, opts)
+	cands = Best(cands, opts)
 	top := make([]int64, len(cands))
 	for i, c := range cands {
 		top[i] = c.Seq
@@ -401,6 +466,26 @@ func rank(ctx context.Context, store *db.Store, cands []Hit, opts Options) ([]Hi
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// Best ranks scored decisions (Score's) and keeps the opts.K best: only
+// the best candidates by raw score can reach the top k after the category
+// boost and the AVOID ordering, and Order ranks those.
+func Best(cands []Hit, opts Options) []Hit {
+	opts.defaults()
+	slices.SortFunc(cands, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return cmp.Compare(b.Seq, a.Seq)
+	})
+	if n := rankCount(opts.K); len(cands) > n {
+		cands = cands[:n]
+	}
+	return Order(cands, opts)
 }
 
 // surface keeps the k best of cands (sorted best first). In Surface mode,
