@@ -135,10 +135,10 @@ func GatherProgress(ctx context.Context, ix *journal.Index, now time.Time) (Prog
 	}
 	// The session is this loop's iterations (numbering goes on across
 	// loops, so no summary mixes two); a loop orbit did not start is
-	// counted from its start time.
+	// counted from its start time to now.
 	sf := db.StatsFilter{FromIteration: p.Loop.FirstIteration}
 	if sf.FromIteration == 0 && !p.Loop.Started.IsZero() {
-		sf.SinceNS = p.Loop.Started.UnixNano()
+		sf.SinceNS, sf.UntilNS = p.Loop.Started.UnixNano(), now.UnixNano()
 	}
 	if p.Session, err = ix.Store.Stats(ctx, sf); err != nil {
 		return p, err

@@ -93,6 +93,11 @@ type DecisionFilter struct {
 	Requestor string
 	// SinceNS keeps decisions whose ts is at or after it (0: any).
 	SinceNS int64
+	// UntilNS keeps decisions whose ts is at or before it (0: any). A
+	// session counted by time ends now: a history dated after the loop's
+	// start (a clock set back, a synthetic journal) is not this session's,
+	// and without the bound the count reads all of it at every Stop.
+	UntilNS int64
 	// Grep keeps decisions whose input, reason, next action or context
 	// holds this text (case-insensitive for ASCII).
 	Grep      string
@@ -321,6 +326,11 @@ type SessionStats struct {
 type StatsFilter struct {
 	// SinceNS keeps decisions whose ts is at or after it (0: any).
 	SinceNS int64
+	// UntilNS keeps decisions whose ts is at or before it (0: any). A
+	// session counted by time ends now: a history dated after the loop's
+	// start (a clock set back, a synthetic journal) is not this session's,
+	// and without the bound the count reads all of it at every Stop.
+	UntilNS int64
 	// Iteration, when set, keeps that iteration only.
 	Iteration *int64
 	// FromIteration keeps iterations at or after it (0: any): a loop's
@@ -353,6 +363,10 @@ func (s *Store) Stats(ctx context.Context, f StatsFilter) (SessionStats, error) 
 	if f.SinceNS > 0 {
 		q += ` AND d.ts_ns >= ?`
 		args = append(args, f.SinceNS)
+	}
+	if f.UntilNS > 0 {
+		q += ` AND d.ts_ns <= ?`
+		args = append(args, f.UntilNS)
 	}
 	if f.Iteration != nil {
 		q += ` AND d.iteration = ?`
