@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -176,16 +177,23 @@ func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 // SQLite's rendering differs from Go's, as for U+2028 or a confidence of
 // more than 15 digits, the line keeps its raw text.)
 func CanonicalDecisionSQL(p string) string {
-	q := func(col string) string { return "json_quote(" + p + col + ")" }
-	return `'{"id":' || ` + q("id") + ` || ',"iteration":' || ` + p + `iteration || ',"ts":' || ` + q("ts") +
+	return canonicalDecisionSQL(func(col string) string { return p + col })
+}
+
+// canonicalDecisionSQL is CanonicalDecisionSQL with each column's
+// expression given by col.
+func canonicalDecisionSQL(col func(string) string) string {
+	q := func(c string) string { return "json_quote(" + col(c) + ")" }
+	conf := col("confidence")
+	return `'{"id":' || ` + q("id") + ` || ',"iteration":' || ` + col("iteration") + ` || ',"ts":' || ` + q("ts") +
 		` || ',"tier":' || ` + q("tier") + ` || ',"depth":' || ` + q("depth") + ` || ',"category":' || ` + q("category") +
 		` || ',"input":' || ` + q("input") + ` || ',"decision":' || ` + q("decision") + ` || ',"reason":' || ` + q("reason") +
 		` || ',"next_action":' || ` + q("next_action") + ` || ',"verification":' || ` + q("verification") +
 		` || ',"retrograde":{"previous_id":' || ` + q("retro_prev_id") + ` || ',"outcome":' || ` + q("retro_outcome") + ` || '}'` +
-		` || iif(` + p + `confidence IS NULL, '', ',"confidence":' || iif(` + p + `confidence = CAST(` + p + `confidence AS INTEGER), CAST(` + p + `confidence AS INTEGER), ` + q("confidence") + `))` +
-		` || iif(` + p + `requestor = '', '', ',"requestor":' || ` + q("requestor") + `)` +
-		` || iif(` + p + `context = '', '', ',"context":' || ` + q("context") + `)` +
-		` || iif(` + p + `request_id = '', '', ',"request_id":' || ` + q("request_id") + `) || '}'`
+		` || iif(` + conf + ` IS NULL, '', ',"confidence":' || iif(` + conf + ` = CAST(` + conf + ` AS INTEGER), CAST(` + conf + ` AS INTEGER), ` + q("confidence") + `))` +
+		` || iif(` + col("requestor") + ` = '', '', ',"requestor":' || ` + q("requestor") + `)` +
+		` || iif(` + col("context") + ` = '', '', ',"context":' || ` + q("context") + `)` +
+		` || iif(` + col("request_id") + ` = '', '', ',"request_id":' || ` + q("request_id") + `) || '}'`
 }
 
 // DecisionRawSQL is the SQL of the exact text of the decision row aliased
@@ -197,18 +205,30 @@ func DecisionRawSQL(alias string) string {
 	return `CASE WHEN ` + p + `raw = '' THEN ` + CanonicalDecisionSQL(p) + ` ELSE ` + p + `raw END`
 }
 
+// decisionParams are the columns InsertDecision binds, in order: ?1 is id,
+// ?23 raw.
+var decisionParams = []string{"id", "file_id", "line", "line_end", "byte_offset", "iteration", "ts", "ts_ns", "tier", "depth",
+	"category", "input", "decision", "reason", "next_action", "verification", "retro_prev_id", "retro_outcome", "confidence",
+	"requestor", "context", "request_id", "raw"}
+
 // insertDecision keeps raw only when it is not the canonical form of the
-// row's fields. (WHERE true: an INSERT … SELECT before ON CONFLICT needs a
-// clause for SQLite to parse the upsert.)
-var insertDecision = `INSERT INTO decisions (id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
-	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
-	SELECT id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
-	decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
-	CASE WHEN raw = ` + CanonicalDecisionSQL("") + ` THEN '' ELSE raw END
-	FROM (SELECT ? AS id, ? AS file_id, ? AS line, ? AS line_end, ? AS byte_offset, ? AS iteration, ? AS ts, ? AS ts_ns, ? AS tier,
-		? AS depth, ? AS category, ? AS input, ? AS decision, ? AS reason, ? AS next_action, ? AS verification, ? AS retro_prev_id,
-		? AS retro_outcome, ? AS confidence, ? AS requestor, ? AS context, ? AS request_id, ? AS raw) WHERE true
+// row's fields. It is a one-row INSERT … VALUES (the canonical text computed
+// from the numbered parameters), not an INSERT … SELECT: SQLite writes every
+// page a multi-row statement changes to a statement journal first (a temp
+// file), which was a tenth of an import's CPU.
+var insertDecision = func() string {
+	num := map[string]string{}
+	var vals []string
+	for i, c := range decisionParams {
+		num[c] = fmt.Sprintf("?%d", i+1)
+		if c != "raw" {
+			vals = append(vals, num[c])
+		}
+	}
+	return `INSERT INTO decisions (` + strings.Join(decisionParams, ", ") + `)
+	VALUES (` + strings.Join(vals, ", ") + `, CASE WHEN ?23 = ` + canonicalDecisionSQL(func(c string) string { return num[c] }) + ` THEN '' ELSE ?23 END)
 	ON CONFLICT (id) DO NOTHING`
+}()
 
 // InsertDecision adds d and its full-text entry. It reports false, and
 // changes nothing, when a decision with the same id is already indexed.
