@@ -145,6 +145,9 @@ type Index struct {
 	// Now is the clock sync reads: to tell a last line still being written
 	// from one cut short, and for the recovery file's name.
 	Now func() time.Time
+	// decoded holds records import has just decoded and appended, for the
+	// sync that indexes them not to decode them again.
+	decoded *decodedLines
 }
 
 // NewIndex couples a project with its open store, following every file
@@ -413,7 +416,11 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		records, events := st.Records, st.Events
 		st.TornLine, st.TornSize = 0, 0
 		n := 0
-		err = produce(ctx, NewReader(f, spec.Path, st.SyncedOffset, int(st.SyncedLines)), spec.Kind, batchRecords, func(p *parsed) error {
+		kind := spec.Kind
+		if ix.decoded != nil {
+			kind = knownKind{Kind: kind, lines: ix.decoded}
+		}
+		err = produce(ctx, NewReader(f, spec.Path, st.SyncedOffset, int(st.SyncedLines)), kind, batchRecords, func(p *parsed) error {
 			if p.c.Kind == Pending {
 				st.TornLine, st.TornSize = int64(p.c.Line), cur.Size-p.c.Offset
 				if cur.stale(now) {
@@ -464,6 +471,32 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 	}
 	rep.Merge(local)
 	return done, nil
+}
+
+// decodedLines are lines of a journal with their records, in the order they
+// were appended.
+type decodedLines struct {
+	kind  string
+	texts []string
+	recs  []Decoded
+	next  int
+}
+
+// knownKind decodes a line from decodedLines when its text is the next one
+// there, and with its Kind otherwise. A Kind's Decode is a function of the
+// text alone, so the record is the one Decode would return.
+type knownKind struct {
+	Kind
+	lines *decodedLines
+}
+
+func (k knownKind) Decode(text []byte) Decoded {
+	l := k.lines
+	if k.Name() == l.kind && l.next < len(l.texts) && string(text) == l.texts[l.next] {
+		l.next++
+		return l.recs[l.next-1]
+	}
+	return k.Kind.Decode(text)
 }
 
 // checkPast verifies that the bytes sync already read are still there,

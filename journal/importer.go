@@ -126,6 +126,11 @@ type candidate struct {
 	c    Chunk
 	id   string
 	line string
+	// d is the record as read from the source: the sync that indexes the
+	// line appended takes it rather than decoding the line again, when the
+	// line is the source's text (one line, not compacted).
+	d     Decoded
+	exact bool
 }
 
 type seenRecord struct {
@@ -153,6 +158,7 @@ func (im *importer) flush(ctx context.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
+	known := &decodedLines{kind: KindDecisions}
 	inBatch := map[string]seenRecord{}
 	for _, c := range im.batch {
 		prev, found := im.seen[c.id]
@@ -183,7 +189,12 @@ func (im *importer) flush(ctx context.Context) error {
 		inBatch[c.id] = here
 		buf.WriteString(c.line)
 		buf.WriteByte('\n')
+		if c.exact {
+			known.texts = append(known.texts, c.line)
+			known.recs = append(known.recs, c.d)
+		}
 	}
+	clear(im.batch)
 	im.batch = im.batch[:0]
 	if buf.Len() == 0 {
 		return nil
@@ -191,6 +202,8 @@ func (im *importer) flush(ctx context.Context) error {
 	if err := im.app.Append(buf.Bytes()); err != nil {
 		return err
 	}
+	im.ix.decoded = known
+	defer func() { im.ix.decoded = nil }()
 	return im.sync(ctx)
 }
 
@@ -241,8 +254,10 @@ func (im *importer) file(ctx context.Context, path string) error {
 			im.rep.Problems = append(im.rep.Problems, locate(*p.d.Reject, path, c, ""))
 			return nil
 		}
+		text := string(p.c.Text)
+		line := compactLine(text)
 		c.Text = nil
-		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.d.ID, line: compactLine(string(p.c.Text))})
+		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.d.ID, line: line, d: p.d, exact: line == text})
 		if len(im.batch) >= importFlushRecords {
 			return im.flush(ctx)
 		}
