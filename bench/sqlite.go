@@ -65,7 +65,8 @@ func upSection(src string) (string, bool) {
 // orbit's sync: decisions (with their byte offsets), the full-text entries,
 // one outcome event per retrograde field, and the current outcome of each
 // decision (its latest event), all in one transaction. Like orbit, it keeps a
-// line's raw text only when it differs from the canonical form of its fields.
+// line's raw text only when it differs from the canonical form of its fields,
+// and its ts text only when it differs from the canonical rendering of ts_ns.
 const loadSQL = `BEGIN IMMEDIATE;
 %[1]s
 CREATE TEMP TABLE raw (line TEXT);
@@ -73,9 +74,9 @@ CREATE TEMP TABLE raw (line TEXT);
 .separator "\037" "\n"
 .import %[2]s raw
 INSERT INTO journal_files (id, path, kind) VALUES (1, '.claude/ceo-loop-decisions.jsonl', 'decisions');
-INSERT INTO decisions (seq, id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+INSERT INTO decisions (seq, id, file_id, line, line_end, byte_offset, iteration, ts_text, ts_ns, tier, depth, category, input,
     decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
-SELECT seq, id, file_id, line, line_end, byte_offset, iteration, ts, ts_ns, tier, depth, category, input,
+SELECT seq, id, file_id, line, line_end, byte_offset, iteration, %[4]s, ts_ns, tier, depth, category, input,
     decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
     CASE WHEN raw = %[3]s THEN '' ELSE raw END
 FROM (SELECT rowid AS seq, line->>'$.id' AS id, 1 AS file_id, rowid AS line, rowid AS line_end,
@@ -113,7 +114,7 @@ func LoadScript(schema, path string, pageSize int) string {
 		fmt.Fprintf(&b, "PRAGMA page_size = %d;\n", pageSize)
 	}
 	b.WriteString("PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\n")
-	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`, db.CanonicalDecisionSQL(""))
+	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`, db.CanonicalDecisionSQL(""), db.TSTextSQL("ts", "ts_ns"))
 	return b.String()
 }
 
@@ -129,9 +130,14 @@ func SQLite3Cmd(sqlite3, dbPath, scriptPath string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// countsSQL is what both indexes must agree on after a load.
-const countsSQL = `SELECT (SELECT count(*) FROM decisions) || ' decisions, ' ||
-  (SELECT count(*) FROM decisions_fts_docsize) || ' full-text entries, ' ||
+// countsSQL is what both indexes must agree on after a load. The full-text
+// index keeps no per-row record (columnsize=0): FTS5's integrity-check with
+// rank 1 compares it with the decisions, token by token, and fails the
+// script when an entry is missing or wrong, so the count of full-text
+// entries is the count of decisions it checked.
+const countsSQL = `INSERT INTO decisions_fts (decisions_fts, rank) VALUES ('integrity-check', 1);
+SELECT (SELECT count(*) FROM decisions) || ' decisions, ' ||
+  (SELECT count(*) FROM decisions) || ' full-text entries (FTS5 integrity-check against them: passed), ' ||
   (SELECT count(*) FROM outcome_events) || ' outcome events, ' ||
   (SELECT count(*) FROM decision_outcomes) || ' current outcomes (' ||
   (SELECT group_concat(outcome || ' ' || n, ', ') FROM (SELECT outcome, n FROM outcome_totals ORDER BY outcome)) || '), ' ||
@@ -140,7 +146,7 @@ const countsSQL = `SELECT (SELECT count(*) FROM decisions) || ' decisions, ' ||
 // IndexCounts describes what the index at dbPath holds, read with the sqlite3
 // shell.
 func IndexCounts(sqlite3, dbPath string) (string, error) {
-	out, err := exec.Command(sqlite3, dbPath, countsSQL).CombinedOutput()
+	out, err := exec.Command(sqlite3, "-bail", dbPath, countsSQL).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("count %s: %w: %s", filepath.Base(dbPath), err, out)
 	}

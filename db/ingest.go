@@ -206,27 +206,49 @@ func DecisionRawSQL(alias string) string {
 }
 
 // decisionParams are the columns InsertDecision binds, in order: ?1 is id,
-// ?23 raw.
+// ?7 ts, ?8 ts_ns, ?23 raw.
 var decisionParams = []string{"id", "file_id", "line", "line_end", "byte_offset", "iteration", "ts", "ts_ns", "tier", "depth",
 	"category", "input", "decision", "reason", "next_action", "verification", "retro_prev_id", "retro_outcome", "confidence",
 	"requestor", "context", "request_id", "raw"}
 
+// TSTextSQL is the SQL of what a decision row stores in ts_text for the ts
+// text and ts_ns expressions given: '' when the text is the canonical UTC
+// rendering of ts_ns (the virtual column ts renders it back, with the same
+// expression as migration 00006), the text otherwise.
+func TSTextSQL(ts, tsNS string) string {
+	return `CASE WHEN ` + ts + ` = strftime('%Y-%m-%dT%H:%M:%SZ', ` + tsNS + ` / 1000000000, 'unixepoch') THEN '' ELSE ` + ts + ` END`
+}
+
+// RawTextSQL is the SQL of what a decision row stores in raw for the line's
+// text raw: '' when it is the canonical form of the row's fields, whose
+// expressions col gives, the text otherwise.
+func RawTextSQL(raw string, col func(string) string) string {
+	return `CASE WHEN ` + raw + ` = ` + canonicalDecisionSQL(col) + ` THEN '' ELSE ` + raw + ` END`
+}
+
 // insertDecision keeps raw only when it is not the canonical form of the
-// row's fields. It is a one-row INSERT … VALUES (the canonical text computed
-// from the numbered parameters), not an INSERT … SELECT: SQLite writes every
-// page a multi-row statement changes to a statement journal first (a temp
-// file), which was a tenth of an import's CPU.
+// row's fields, and ts only when it is not the canonical rendering of ts_ns.
+// It is a one-row INSERT … VALUES (the canonical texts computed from the
+// numbered parameters), not an INSERT … SELECT: SQLite writes every page a
+// multi-row statement changes to a statement journal first (a temp file),
+// which was a third of an import's CPU.
 var insertDecision = func() string {
 	num := map[string]string{}
-	var vals []string
+	var cols, vals []string
 	for i, c := range decisionParams {
 		num[c] = fmt.Sprintf("?%d", i+1)
-		if c != "raw" {
-			vals = append(vals, num[c])
+	}
+	for _, c := range decisionParams {
+		switch c {
+		case "ts":
+			cols, vals = append(cols, "ts_text"), append(vals, TSTextSQL(num["ts"], num["ts_ns"]))
+		case "raw":
+			cols, vals = append(cols, c), append(vals, RawTextSQL(num["raw"], func(c string) string { return num[c] }))
+		default:
+			cols, vals = append(cols, c), append(vals, num[c])
 		}
 	}
-	return `INSERT INTO decisions (` + strings.Join(decisionParams, ", ") + `)
-	VALUES (` + strings.Join(vals, ", ") + `, CASE WHEN ?23 = ` + canonicalDecisionSQL(func(c string) string { return num[c] }) + ` THEN '' ELSE ?23 END)
+	return `INSERT INTO decisions (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(vals, ", ") + `)
 	ON CONFLICT (id) DO NOTHING`
 }()
 

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pressly/goose/v3"
+
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/migrations"
 )
 
 // readAnswers are the outputs of every read command on a project: what an
@@ -45,8 +48,10 @@ func readAnswers(t *testing.T, p *testProject, ids, queries []string) string {
 	return b.String()
 }
 
-// asSchemaV4 makes the project's index what schema v4 left: every decision
-// with its whole line in raw, the last migration not applied.
+// asSchemaV4 makes the project's index what schema v4 left, by the Down
+// parts of the later migrations (v6's: ts text in every row, the full-text
+// index with its per-row lengths, seq in the indexes; v5's: every decision
+// with its whole line in raw).
 func asSchemaV4(t *testing.T, p *testProject) {
 	t.Helper()
 	ctx := context.Background()
@@ -55,30 +60,38 @@ func asSchemaV4(t *testing.T, p *testProject) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	for _, q := range []string{
-		`UPDATE decisions SET raw = ` + db.DecisionRawSQL("decisions") + ` WHERE raw = ''`,
-		`DELETE FROM goose_db_version WHERE version_id = 5`,
-		`PRAGMA user_version = 4`,
-	} {
-		if _, err := store.DB.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+	gp, err := goose.NewProvider(goose.DialectSQLite3, store.DB.DB, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gp.DownTo(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DB.ExecContext(ctx, `PRAGMA user_version = 4`); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// elided counts the decisions whose raw text the index does not hold.
-func elided(t *testing.T, p *testProject) int {
+// cuts counts the decisions whose raw text and whose ts text the index does
+// not hold (-1 when the index has no ts_text column: before v6), and reports
+// whether the full-text index keeps per-row lengths.
+func cuts(t *testing.T, p *testProject) (raw, ts int, docsize bool) {
 	t.Helper()
 	store, err := db.Open(context.Background(), p.path(indexRel), db.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	var n int
-	if err := store.DB.Get(&n, `SELECT count(*) FROM decisions WHERE raw = ''`); err != nil {
+	if err := store.DB.Get(&raw, `SELECT count(*) FROM decisions WHERE raw = ''`); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	if err := store.DB.Get(&ts, `SELECT count(*) FROM decisions WHERE ts_text = '' AND ts <> ''`); err != nil {
+		ts = -1
+	}
+	if err := store.DB.Get(&docsize, `SELECT count(*) > 0 FROM sqlite_master WHERE name = 'decisions_fts_docsize'`); err != nil {
+		t.Fatal(err)
+	}
+	return raw, ts, docsize
 }
 
 // checkSameAnswers asks every read command, then again after the index was
@@ -87,18 +100,18 @@ func elided(t *testing.T, p *testProject) int {
 func checkSameAnswers(t *testing.T, p *testProject, ids, queries []string) {
 	t.Helper()
 	p.mustRun("sync")
-	if elided(t, p) == 0 {
-		t.Fatal("no decision's raw text was left out of the index: the corpus should be written as orbit writes it")
+	if raw, ts, docsize := cuts(t, p); raw == 0 || ts <= 0 || docsize {
+		t.Fatalf("index of the current schema: %d raw texts, %d ts texts left out, per-row lengths %v; want some, some, none (the corpus should be written as orbit writes it)", raw, ts, docsize)
 	}
 	before := readAnswers(t, p, ids, queries)
 
 	asSchemaV4(t, p)
-	if elided(t, p) != 0 {
-		t.Fatal("the v4 index still leaves raw text out")
+	if raw, ts, docsize := cuts(t, p); raw != 0 || ts != -1 || !docsize {
+		t.Fatalf("the v4 index: %d raw texts, %d ts texts left out, per-row lengths %v; want 0, no ts_text column, kept", raw, ts, docsize)
 	}
 	p.mustRun("migrate", "up")
-	if elided(t, p) == 0 {
-		t.Error("migration to v5 left every raw text in the index")
+	if raw, ts, docsize := cuts(t, p); raw == 0 || ts <= 0 || docsize {
+		t.Errorf("after the migrations to v6: %d raw texts, %d ts texts left out, per-row lengths %v; want some, some, none", raw, ts, docsize)
 	}
 	if migrated := readAnswers(t, p, ids, queries); migrated != before {
 		t.Errorf("answers after the migration from v4 differ:\n%s", firstDiff(before, migrated))
