@@ -212,7 +212,7 @@ var decisionParams = []string{"id", "file_id", "line", "line_end", "byte_offset"
 	"requestor", "context", "request_id", "raw"}
 
 // TSTextSQL is the SQL of what a decision row stores in ts_text for the ts
-// text and ts_ns expressions given: ” when the text is the canonical UTC
+// text and ts_ns expressions given: the empty string when the text is the canonical UTC
 // rendering of ts_ns (the virtual column ts renders it back, with the same
 // expression as migration 00006), the text otherwise.
 func TSTextSQL(ts, tsNS string) string {
@@ -220,7 +220,7 @@ func TSTextSQL(ts, tsNS string) string {
 }
 
 // RawTextSQL is the SQL of what a decision row stores in raw for the line's
-// text raw: ” when it is the canonical form of the row's fields, whose
+// text raw: the empty string when it is the canonical form of the row's fields, whose
 // expressions col gives, the text otherwise.
 func RawTextSQL(raw string, col func(string) string) string {
 	return `CASE WHEN ` + raw + ` = ` + canonicalDecisionSQL(col) + ` THEN '' ELSE ` + raw + ` END`
