@@ -24,10 +24,17 @@ type Client struct {
 	HTTP  *http.Client
 }
 
-// NewClient returns a client of the hub at url.
+// NewClient returns a client of the hub at url. A request may take up to
+// requestTimeout: a batch of 1 MiB waits its turn behind the other pushes
+// a busy hub stores (20 at once on a loaded 2-core machine took over 60 s),
+// and a push is never on a hook's path; a hub that does not answer at all
+// still fails the push, which the next one resumes.
 func NewClient(url, token string) *Client {
-	return &Client{URL: url, Token: token, HTTP: &http.Client{Timeout: 60 * time.Second}}
+	return &Client{URL: url, Token: token, HTTP: &http.Client{Timeout: requestTimeout}}
 }
+
+// requestTimeout bounds one request to the hub.
+const requestTimeout = 5 * time.Minute
 
 // Error is a hub's answer other than success: its status and the problem
 // detail it sent.
