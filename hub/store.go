@@ -16,6 +16,7 @@ import (
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/flock"
 	"github.com/orbit-loop/orbit/hub/migrations"
+	"github.com/orbit-loop/orbit/trust"
 )
 
 // Dialects of the hub's store.
@@ -32,9 +33,12 @@ type Store struct {
 	// Name says which store this is, without a password.
 	Name string
 	path string // the SQLite file
-	// headlines caches each project's trust headline by its push counter
-	// (see Projects).
-	headlines headlineCache
+	// headlines, reports and stale cache each project's trust headline
+	// (see Projects), trust reports (see Trust) and stale decisions (see
+	// Stale) by their push counters.
+	headlines versionCache[trust.Headline]
+	reports   versionCache[trust.Report]
+	stale     versionCache[staleSet]
 }
 
 // Options tune Open.

@@ -146,34 +146,38 @@ func (s *Store) headline(ctx context.Context, projectID string) (trust.Headline,
 	return trust.Current(ctx, headlineSource{t[0], t[1], latest})
 }
 
-// headlineCache holds each project's trust headline with the push counter
-// it was computed at. It holds one entry per project of the store, as the
-// project list does.
-type headlineCache struct {
+// versionCache holds answers computed from the hub's tables with the push
+// counter they were computed at (the chunks of the projects read, which
+// every push moves in its transaction): an answer whose counter has not
+// moved is still the store's. A hub process holds at most maxCached
+// answers, and starts over when full.
+type versionCache[V any] struct {
 	mu sync.Mutex
-	m  map[string]cachedHeadline
+	m  map[string]versioned[V]
 }
 
-type cachedHeadline struct {
-	chunks int64
-	h      trust.Headline
+type versioned[V any] struct {
+	version int64
+	v       V
 }
 
-// get returns the headline cached at the counter chunks.
-func (c *headlineCache) get(project string, chunks int64) (trust.Headline, bool) {
+const maxCached = 1024
+
+// get returns the answer cached for key at version.
+func (c *versionCache[V]) get(key string, version int64) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[project]
-	return e.h, ok && e.chunks == chunks
+	e, ok := c.m[key]
+	return e.v, ok && e.version == version
 }
 
-func (c *headlineCache) put(project string, chunks int64, h trust.Headline) {
+func (c *versionCache[V]) put(key string, version int64, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]cachedHeadline{}
+	if c.m == nil || len(c.m) >= maxCached {
+		c.m = map[string]versioned[V]{}
 	}
-	c.m[project] = cachedHeadline{chunks, h}
+	c.m[key] = versioned[V]{version, v}
 }
 
 // headlineSource hands trust.Current figures already read.
@@ -264,6 +268,27 @@ func (s *Store) Trust(ctx context.Context, projectID string, opts TrustOptions) 
 	if opts.Iterations <= 0 {
 		opts.Iterations = 60
 	}
+	// A report is computed once per push to the projects it covers (it
+	// reads every scored outcome of them): cached by their chunk counters,
+	// read before the report so that a push between the two only makes the
+	// report newer than its counter.
+	version, err := s.version(ctx, projectID)
+	if err != nil {
+		return trust.Report{}, fmt.Errorf("trust: %w", err)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d", projectID, opts.Category, opts.Bins, opts.Iterations, version.Projects)
+	if r, ok := s.reports.get(key, version.Chunks); ok {
+		return r, nil
+	}
+	r, err := s.trust(ctx, projectID, opts)
+	if err == nil {
+		s.reports.put(key, version.Chunks, r)
+	}
+	return r, err
+}
+
+// trust computes a trust report, as Trust describes.
+func (s *Store) trust(ctx context.Context, projectID string, opts TrustOptions) (trust.Report, error) {
 	cond, args := only("project_id", projectID)
 	if opts.Category != "" {
 		cond += " AND category = ?"
@@ -514,34 +539,26 @@ const staleCap = 10000
 // Stale lists decisions still PENDING more than iterations iterations
 // before their project's current one, oldest first, per project.
 func (s *Store) Stale(ctx context.Context, projectID string, iterations int64, limit int, now time.Time) (StaleReport, error) {
-	cond, args := only("d.project_id", projectID)
-	where := ` FROM hub_decisions d JOIN hub_projects p ON p.id = d.project_id
-		LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
-		WHERE coalesce(o.outcome, 'PENDING') = 'PENDING' AND d.iteration < p.max_iteration - ? AND` + notVoided("d.project_id", "d.id") + cond
-	args = append([]any{iterations}, args...)
-	rep := StaleReport{Decisions: []StaleDecision{}}
-	if err := s.DB.GetContext(ctx, &rep.Total, s.q(`SELECT count(*) FROM (SELECT 1`+where+` LIMIT ?) c`), append(args, staleCap)...); err != nil {
-		return rep, fmt.Errorf("count stale decisions: %w", err)
-	}
-	rep.AtLeast = rep.Total >= staleCap
 	if limit <= 0 {
 		limit = 50
 	}
-	var rows []struct {
-		Project   string        `db:"project_id"`
-		ID        string        `db:"id"`
-		Iteration int64         `db:"iteration"`
-		Current   int64         `db:"max_iteration"`
-		Category  string        `db:"category"`
-		Input     string        `db:"input"`
-		TS        string        `db:"ts"`
-		TSNS      sql.NullInt64 `db:"ts_ns"`
+	// The stale decisions change only with a push to the projects read (a
+	// decision, an outcome, a void or a new iteration): cached by their
+	// chunk counters, read first (see Trust); only the ages are of now.
+	version, err := s.version(ctx, projectID)
+	if err != nil {
+		return StaleReport{}, fmt.Errorf("stale decisions: %w", err)
 	}
-	if err := s.DB.SelectContext(ctx, &rows, s.q(`SELECT d.project_id, d.id, d.iteration, p.max_iteration, d.category, d.input, d.ts, d.ts_ns`+where+
-		` ORDER BY d.project_id, d.iteration, d.byte_offset LIMIT ?`), append(args, limit)...); err != nil {
-		return rep, fmt.Errorf("read stale decisions: %w", err)
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%d", projectID, iterations, limit, version.Projects)
+	st, ok := s.stale.get(key, version.Chunks)
+	if !ok {
+		if st, err = s.staleRows(ctx, projectID, iterations, limit); err != nil {
+			return StaleReport{}, err
+		}
+		s.stale.put(key, version.Chunks, st)
 	}
-	for _, r := range rows {
+	rep := StaleReport{Total: st.total, AtLeast: st.total >= staleCap, Decisions: []StaleDecision{}}
+	for _, r := range st.rows {
 		sd := StaleDecision{Project: r.Project, ID: r.ID, Iteration: r.Iteration, AgeIterations: r.Current - r.Iteration, Category: r.Category, Input: r.Input, TS: r.TS}
 		if r.TSNS.Valid {
 			age := int64(now.Sub(time.Unix(0, r.TSNS.Int64)).Seconds())
@@ -551,4 +568,54 @@ func (s *Store) Stale(ctx context.Context, projectID string, iterations int64, l
 	}
 	sort.SliceStable(rep.Decisions, func(i, j int) bool { return rep.Decisions[i].AgeIterations > rep.Decisions[j].AgeIterations })
 	return rep, nil
+}
+
+// staleRow is a stale decision as read.
+type staleRow struct {
+	Project   string        `db:"project_id"`
+	ID        string        `db:"id"`
+	Iteration int64         `db:"iteration"`
+	Current   int64         `db:"max_iteration"`
+	Category  string        `db:"category"`
+	Input     string        `db:"input"`
+	TS        string        `db:"ts"`
+	TSNS      sql.NullInt64 `db:"ts_ns"`
+}
+
+// staleSet is what Stale reads: how many are stale (up to staleCap) and
+// the first limit of them.
+type staleSet struct {
+	total int64
+	rows  []staleRow
+}
+
+// version is the push counter of the projects in scope (their chunks, and
+// how many they are), which every push moves in its transaction.
+func (s *Store) version(ctx context.Context, projectID string) (scopeVersion, error) {
+	cond, args := only("id", projectID)
+	var v scopeVersion
+	err := s.DB.GetContext(ctx, &v, s.q(`SELECT CAST(coalesce(sum(chunks), 0) AS BIGINT) AS chunks, count(*) AS projects FROM hub_projects WHERE 1 = 1`+cond), args...)
+	return v, err
+}
+
+type scopeVersion struct {
+	Chunks   int64 `db:"chunks"`
+	Projects int64 `db:"projects"`
+}
+
+func (s *Store) staleRows(ctx context.Context, projectID string, iterations int64, limit int) (staleSet, error) {
+	cond, args := only("d.project_id", projectID)
+	where := ` FROM hub_decisions d JOIN hub_projects p ON p.id = d.project_id
+		LEFT JOIN hub_outcomes o ON o.project_id = d.project_id AND o.decision_id = d.id
+		WHERE coalesce(o.outcome, 'PENDING') = 'PENDING' AND d.iteration < p.max_iteration - ? AND` + notVoided("d.project_id", "d.id") + cond
+	args = append([]any{iterations}, args...)
+	var st staleSet
+	if err := s.DB.GetContext(ctx, &st.total, s.q(`SELECT count(*) FROM (SELECT 1`+where+` LIMIT ?) c`), append(args, staleCap)...); err != nil {
+		return st, fmt.Errorf("count stale decisions: %w", err)
+	}
+	if err := s.DB.SelectContext(ctx, &st.rows, s.q(`SELECT d.project_id, d.id, d.iteration, p.max_iteration, d.category, d.input, d.ts, d.ts_ns`+where+
+		` ORDER BY d.project_id, d.iteration, d.byte_offset LIMIT ?`), append(args, limit)...); err != nil {
+		return st, fmt.Errorf("read stale decisions: %w", err)
+	}
+	return st, nil
 }

@@ -20,8 +20,9 @@ import (
 // not hold) and holds the hub to what the project's own index answers:
 // trust whole and by category, the decision's view, stale decisions; a
 // voided decision is no precedent. Taking a void back makes it count again.
-// The project list's trust headline (cached by the project's push counter)
-// follows each push and equals the project's own `orbit trust`.
+// The project list's trust headline, trust and stale decisions (each cached
+// by the projects' push counters) follow each push: the project list's
+// headline equals the project's own `orbit trust`.
 func TestVoidsAsLocal(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, s *hub.Store) {
@@ -50,6 +51,10 @@ func TestVoidsAsLocal(t *testing.T) {
 		p.push(t, url, adminToken)
 		listed("pushed")
 		listed("listed again")
+		// Read (and cached) before the void: the pending decision is stale.
+		if !slices.ContainsFunc(must(s.Stale(ctx, "gamma", 0, 100000, time.Now())).Decisions, func(d hub.StaleDecision) bool { return d.ID == pending }) {
+			t.Fatalf("before its void, %s is not listed stale", pending)
+		}
 		void := func(ts, id string, v bool) string {
 			return fmt.Sprintf(`{"ts":%q,"decision_id":%q,"void":%v,"evidence":"recorded by mistake"}`+"\n", ts, id, v)
 		}

@@ -35,4 +35,4 @@ func sub(dir string) fs.FS {
 
 // Version is the schema version this binary expects: the newest migration of
 // each dialect.
-const Version = 5
+const Version = 6
