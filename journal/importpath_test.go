@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/project"
 )
 
@@ -133,17 +134,6 @@ func TestImportIndexesAsSyncDoes(t *testing.T) {
 		t.Fatal("the dump lacks the decisions it should hold")
 	}
 	if got != want {
-		t.Errorf("the index import made differs from the one sync made of the same journal:\n%s", firstLineDiff(got, want))
+		t.Errorf("the index import made differs from the one sync made of the same journal:\n%s", golden.FirstDiff(got, want))
 	}
-}
-
-// firstLineDiff shows the first line where two texts differ.
-func firstLineDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
 }

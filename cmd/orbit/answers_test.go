@@ -13,6 +13,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/golden"
 	"github.com/orbit-loop/orbit/migrations"
 )
 
@@ -114,24 +115,13 @@ func checkSameAnswers(t *testing.T, p *testProject, ids, queries []string) {
 		t.Errorf("after the migrations to v6: %d raw texts, %d ts texts left out, per-row lengths %v; want some, some, none", raw, ts, docsize)
 	}
 	if migrated := readAnswers(t, p, ids, queries); migrated != before {
-		t.Errorf("answers after the migration from v4 differ:\n%s", firstDiff(before, migrated))
+		t.Errorf("answers after the migration from v4 differ:\n%s", golden.FirstDiff(before, migrated))
 	}
 
 	p.mustRun("rebuild")
 	if rebuilt := readAnswers(t, p, ids, queries); rebuilt != before {
-		t.Errorf("answers after orbit rebuild differ:\n%s", firstDiff(before, rebuilt))
+		t.Errorf("answers after orbit rebuild differ:\n%s", golden.FirstDiff(before, rebuilt))
 	}
-}
-
-// firstDiff shows the first line where two outputs differ.
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
 }
 
 // The evaluation corpus: 1,500 decisions of an invoicing product's loop,

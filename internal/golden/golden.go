@@ -6,8 +6,10 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,4 +37,16 @@ func Check(tb testing.TB, path string, got []byte) {
 	if !bytes.Equal(got, want) {
 		tb.Errorf("output differs from %s (run the test with -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
+}
+
+// FirstDiff shows the first line where two outputs differ, for a test
+// failure message.
+func FirstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
 }
