@@ -127,6 +127,9 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 	}
 	idx := &localIndex{store: store}
 	defer idx.close()
+	if restore, err := store.SmallCache(ctx); err == nil {
+		defer restore()
+	}
 	cands, err := score(ctx, idx, tokens, opts)
 	if err != nil {
 		return nil, err
