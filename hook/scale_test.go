@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ import (
 // one Stop fetches (SQLite's page cache hits and misses on the hook's
 // connection, sqlite3_db_status) after the index is synced, on projects
 // of the bench's shape (a synthetic journal, the loop active at its last
-// iteration, three requests queued) with 5 times more history, and fails
+// iteration, four requests queued (seed 000's example queue)) with 5 times more history, and fails
 // when the count grows with it. A query that scans a table, or walks an
 // unbounded range of an index (the session summary once counted every
 // decision dated after the loop's start: 1.7 s of a Stop at 1M
@@ -61,7 +62,7 @@ func TestStopReadsDoNotGrowWithTheJournal(t *testing.T) {
 
 // stopPages builds a project of n synthetic decisions starting at start,
 // its loop active at the journal's last iteration (started now, 13
-// iterations before its limit, three requests queued), and returns how
+// iterations before its limit, four requests queued (seed 000's example queue)), and returns how
 // many index pages one Stop fetched after the index was synced.
 func stopPages(t *testing.T, n int, start, now time.Time) int {
 	t.Helper()
@@ -75,7 +76,11 @@ func stopPages(t *testing.T, n int, start, now time.Time) int {
 	}
 	last := synth.Decisions(synth.Options{Decisions: n, Seed: 20260308, Start: start})[n-1].Iteration
 	fx.write(project.DecisionsFile, j.String())
-	fx.write(project.PendingFile, threeRequests)
+	queue, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", "pending-4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.write(project.PendingFile, string(queue))
 	fx.write(project.StateFile, strings.NewReplacer(
 		`"iteration": 5,`, `"iteration": `+fmt.Sprint(last)+`,`,
 		`"max_iterations": 20,`, `"max_iterations": `+fmt.Sprint(last+13)+`,`,
@@ -133,13 +138,3 @@ func pageCounters(t *testing.T, s *db.Store, reset bool) int {
 	}
 	return total
 }
-
-const threeRequests = `[
-  {"id": "req-001", "submitted_at": "2026-03-08T10:01:00Z", "requestor": "forge:builder", "category": "architecture",
-   "title": "WebSocket vs polling for agent communication", "impact": "medium", "reversible": true},
-  {"id": "req-002", "submitted_at": "2026-03-08T10:02:00Z", "requestor": "forge:guardian", "category": "quality",
-   "title": "Add ESLint rule eqeqeq", "impact": "low", "reversible": true},
-  {"id": "req-003", "submitted_at": "2026-03-08T10:03:00Z", "requestor": "forge:planner", "category": "deploy",
-   "title": "Ship v2 behind a flag", "impact": "high", "reversible": false}
-]
-`
