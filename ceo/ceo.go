@@ -412,7 +412,7 @@ func stateWarning(err error) string {
 // one.
 func makeOne(ctx context.Context, ix *journal.Index, in *Input, ids *journal.IDs, level trust.Level, opts Options) (journal.Decision, error) {
 	if in.Retro != nil {
-		if _, found, err := ix.Store.Decision(ctx, in.Retro.ID); err != nil {
+		if found, err := ix.Store.DecisionExists(ctx, in.Retro.ID); err != nil {
 			return journal.Decision{}, err
 		} else if !found {
 			return journal.Decision{}, &journal.FieldError{Field: "retro", Value: in.Retro.ID, Problem: "names no decision in the journal"}

@@ -295,9 +295,12 @@ func (tx *Tx) DecisionLocation(ctx context.Context, id string) (path string, lin
 	return path, line, nil
 }
 
+// decisionExists asks whether a decision id is indexed.
+const decisionExists = `SELECT EXISTS (SELECT 1 FROM decisions WHERE id = ?)`
+
 // DecisionExists reports whether id is indexed.
 func (tx *Tx) DecisionExists(ctx context.Context, id string) (bool, error) {
-	st, err := tx.stmt(ctx, `SELECT EXISTS (SELECT 1 FROM decisions WHERE id = ?)`)
+	st, err := tx.stmt(ctx, decisionExists)
 	if err != nil {
 		return false, err
 	}
@@ -382,17 +385,21 @@ func countedSeq(id string) string {
 	return `(SELECT d.seq FROM decisions d WHERE d.id = ` + id + ` AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void))`
 }
 
-// RefreshOutcomes folds the events added after eventMark into the current
-// outcomes (an event replaces the current one when it is later in
-// (at_ns, src_rank, line) order), and attaches waiting outcomes to the
-// decisions added after decisionMark. Two statements per batch.
-func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64) error {
-	_, err := tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = `+countedSeq("decision_outcomes.decision_id")+`
-		WHERE decision_seq IS NULL AND EXISTS (SELECT 1 FROM decisions d WHERE d.id = decision_outcomes.decision_id AND d.seq > ?)`, decisionMark)
-	if err != nil {
-		return fmt.Errorf("refresh outcomes: %w", err)
+// RefreshOutcomes attaches waiting outcomes to the decisions added after
+// decisionMark (when decisions were added) and folds the events added after
+// eventMark into the current outcomes (when events were added): an event
+// replaces the current outcome when it is later in (at_ns, src_rank, line)
+// order. A batch that added neither changes nothing here.
+func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64, decisions, events bool) error {
+	if decisions {
+		if err := tx.attachWaiting(ctx, decisionMark); err != nil {
+			return fmt.Errorf("refresh outcomes: %w", err)
+		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
+	if !events {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
 		SELECT e.decision_id, `+countedSeq("e.decision_id")+`, e.outcome, e.seq, e.at_ns, e.src_rank, e.line
 		FROM outcome_events e WHERE e.seq > ?
 		ON CONFLICT (decision_id) DO UPDATE SET outcome = excluded.outcome, event_seq = excluded.event_seq,
@@ -402,6 +409,26 @@ func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64
 		return fmt.Errorf("refresh outcomes: %w", err)
 	}
 	return nil
+}
+
+// waitingAfter selects the current outcomes that wait for a decision
+// (decision_seq NULL: recorded before it, or voided) naming one added after
+// the mark.
+const waitingAfter = `decision_seq IS NULL
+	AND EXISTS (SELECT 1 FROM decisions d WHERE d.id = decision_outcomes.decision_id AND d.seq > ?)`
+
+// attachWaiting gives the current outcomes waiting for a decision added
+// after mark their decision_seq, which the totals' triggers count. Most
+// batches attach none, and compiling an UPDATE of decision_outcomes
+// compiles its triggers too (about a tenth of a hook's instructions), so a
+// plain SELECT asks first.
+func (tx *Tx) attachWaiting(ctx context.Context, mark int64) error {
+	var waiting bool
+	if err := tx.QueryRowxContext(ctx, `SELECT EXISTS (SELECT 1 FROM decision_outcomes WHERE `+waitingAfter+`)`, mark).Scan(&waiting); err != nil || !waiting {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE decision_outcomes SET decision_seq = `+countedSeq("decision_outcomes.decision_id")+` WHERE `+waitingAfter, mark)
+	return err
 }
 
 // RefreshVoids folds the void events added after mark into the current

@@ -199,6 +199,16 @@ func (s *Store) Decision(ctx context.Context, id string) (DecisionRow, bool, err
 	return d, true, nil
 }
 
+// DecisionExists reports whether id is indexed: an id-index probe, none
+// of Decision's columns read.
+func (s *Store) DecisionExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	if err := s.DB.QueryRowxContext(ctx, decisionExists, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look up decision %s: %w", id, err)
+	}
+	return ok, nil
+}
+
 // Files returns the sync state of every file the index has read.
 func (s *Store) Files(ctx context.Context) ([]FileState, error) {
 	var out []FileState

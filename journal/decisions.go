@@ -205,7 +205,7 @@ func (b *decisionBatch) Done(ctx context.Context) ([]Problem, error) {
 	if b.decisions == 0 && len(b.events) == 0 && len(b.voids) == 0 {
 		return nil, nil
 	}
-	if err := b.tx.RefreshOutcomes(ctx, b.marks.Decision, b.marks.Event); err != nil {
+	if err := b.tx.RefreshOutcomes(ctx, b.marks.Decision, b.marks.Event, b.decisions > 0, len(b.events) > 0); err != nil {
 		return nil, err
 	}
 	var out []Problem

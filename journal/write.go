@@ -77,7 +77,7 @@ func (ids *IDs) Next(ctx context.Context, iteration int64) (string, error) {
 		n++
 		id := fmt.Sprintf("iter-%d-%d", iteration, n)
 		// An id hand-written into another iteration must not be reused.
-		_, found, err := ids.ix.Store.Decision(ctx, id)
+		found, err := ids.ix.Store.DecisionExists(ctx, id)
 		if err != nil {
 			return "", err
 		}
@@ -135,7 +135,7 @@ func (ix *Index) Record(ctx context.Context, build func(ctx context.Context, ids
 	// What was appended must now be in the index: a line the sync rejected
 	// would be acknowledged but invisible, and its id handed out again.
 	for i := range ds {
-		if _, found, err := ix.Store.Decision(ctx, ds[i].ID); err != nil {
+		if found, err := ix.Store.DecisionExists(ctx, ds[i].ID); err != nil {
 			return merge(before, after), err
 		} else if !found {
 			return merge(before, after), fmt.Errorf("decision %s was appended to %s but the sync did not index it (`orbit verify` names the line)", ds[i].ID, path)
