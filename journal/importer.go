@@ -86,6 +86,11 @@ func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions)
 			return rep, err
 		}
 	}
+	// Each flush's sync adds fewer than mergeTextAfter: the import merges
+	// once, at its end.
+	if !opts.DryRun && rep.Sync.Decisions >= mergeTextAfter {
+		return rep, ix.Store.MergeText(ctx)
+	}
 	return rep, nil
 }
 
