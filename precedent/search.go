@@ -3,12 +3,11 @@ package precedent
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/journal"
@@ -168,7 +167,7 @@ type localIndex struct {
 	store *db.Store
 	// one is the lookup of one word's newest holders, prepared once for
 	// the search's words.
-	one *sqlx.Stmt
+	one *sql.Stmt
 }
 
 func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
@@ -177,28 +176,46 @@ func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
 }
 
 func (l *localIndex) Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error) {
-	var seqs []int64
+	var rows *sql.Rows
+	var err error
 	if len(words) == 1 && before <= 0 {
 		if l.one == nil {
-			stmt, err := l.store.DB.PreparexContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`)
-			if err != nil {
+			if l.one, err = l.store.DB.PrepareContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`); err != nil {
 				return nil, fmt.Errorf("precedent: search: %w", err)
 			}
-			l.one = stmt
 		}
-		if err := l.one.SelectContext(ctx, &seqs, quote(words[0]), n); err != nil {
-			return nil, fmt.Errorf("precedent: search: %w", err)
+		rows, err = l.one.QueryContext(ctx, quote(words[0]), n)
+	} else {
+		if before <= 0 {
+			before = math.MaxInt64
 		}
-		return seqs, nil
+		rows, err = l.store.DB.QueryContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
+			ORDER BY rowid DESC LIMIT ?`, MatchAll(words), before, n)
 	}
-	if before <= 0 {
-		before = math.MaxInt64
+	if err != nil {
+		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
-	if err := l.store.DB.SelectContext(ctx, &seqs, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
-		ORDER BY rowid DESC LIMIT ?`, MatchAll(words), before, n); err != nil {
+	seqs, err := scanSeqs(rows, n)
+	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	return seqs, nil
+}
+
+// scanSeqs reads a column of up to n sequence numbers and closes rows:
+// without sqlx's reflection, which was a sixth of the lookups' CPU (each
+// reads up to 500 rows).
+func scanSeqs(rows *sql.Rows, n int) ([]int64, error) {
+	defer rows.Close()
+	seqs := make([]int64, 0, n)
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, s)
+	}
+	return seqs, rows.Err()
 }
 
 func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
