@@ -151,8 +151,9 @@ func fileState(ctx context.Context, q sqlx.QueryerContext, path string) (st File
 // SaveFileState inserts or updates st, setting st.ID on insert.
 func (tx *Tx) SaveFileState(ctx context.Context, st *FileState) error {
 	if st.ID == 0 {
-		res, err := tx.NamedExecContext(ctx, `INSERT INTO journal_files (path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, records, events, rejected, warnings, synced_at)
-			VALUES (:path, :kind, :dev, :ino, :size, :mtime_ns, :synced_offset, :synced_lines, :tail_hash, :last_ts_ns, :torn_line, :torn_size, :records, :events, :rejected, :warnings, :synced_at)`, st)
+		// The id SQLite would give, the bulk load's mark (id -1) aside.
+		res, err := tx.NamedExecContext(ctx, `INSERT INTO journal_files (id, path, kind, dev, ino, size, mtime_ns, synced_offset, synced_lines, tail_hash, last_ts_ns, torn_line, torn_size, records, events, rejected, warnings, synced_at)
+			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM journal_files WHERE id > 0), :path, :kind, :dev, :ino, :size, :mtime_ns, :synced_offset, :synced_lines, :tail_hash, :last_ts_ns, :torn_line, :torn_size, :records, :events, :rejected, :warnings, :synced_at)`, st)
 		if err != nil {
 			return fmt.Errorf("record sync state of %s: %w", st.Path, err)
 		}
@@ -370,16 +371,18 @@ func (s *Store) MergeText(ctx context.Context) error {
 }
 
 // Marks are the highest decision, outcome event and void event sequence
-// numbers: what IndexText, RefreshOutcomes and RefreshVoids take.
+// numbers: what IndexText, RefreshOutcomes and RefreshVoids take; and the
+// owner of a pending bulk load ("" when none is: bulk.go).
 type Marks struct {
 	Decision, Event, Void int64
+	BulkOwner             string
 }
 
 // Marks returns the index's marks.
 func (tx *Tx) Marks(ctx context.Context) (Marks, error) {
 	var m Marks
 	err := tx.QueryRowxContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM decisions), (SELECT coalesce(max(seq), 0) FROM outcome_events),
-		(SELECT coalesce(max(seq), 0) FROM void_events)`).Scan(&m.Decision, &m.Event, &m.Void)
+		(SELECT coalesce(max(seq), 0) FROM void_events), coalesce((SELECT tail_hash FROM journal_files WHERE id = ?), '')`, bulkMarkID).Scan(&m.Decision, &m.Event, &m.Void, &m.BulkOwner)
 	if err != nil {
 		return m, fmt.Errorf("read index marks: %w", err)
 	}

@@ -211,11 +211,26 @@ func (s *Store) DecisionExists(ctx context.Context, id string) (bool, error) {
 
 // Files returns the sync state of every file the index has read.
 func (s *Store) Files(ctx context.Context) ([]FileState, error) {
-	var out []FileState
-	if err := s.DB.SelectContext(ctx, &out, `SELECT `+fileCols+` FROM journal_files ORDER BY id`); err != nil {
-		return nil, fmt.Errorf("read sync state: %w", err)
+	out, _, err := s.SyncStates(ctx)
+	return out, err
+}
+
+// SyncStates returns the sync state of every file the index has read, and
+// whether a bulk load's mark is pending (FinishBulkText): one query.
+func (s *Store) SyncStates(ctx context.Context) (files []FileState, bulk bool, err error) {
+	var all []FileState
+	if err := s.DB.SelectContext(ctx, &all, `SELECT `+fileCols+` FROM journal_files ORDER BY id`); err != nil {
+		return nil, false, fmt.Errorf("read sync state: %w", err)
 	}
-	return out, nil
+	files = all[:0]
+	for _, st := range all {
+		if st.IsBulkMark() {
+			bulk = true
+			continue
+		}
+		files = append(files, st)
+	}
+	return files, bulk, nil
 }
 
 // IndexedRecord is where an indexed decision stands and its text.

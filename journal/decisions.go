@@ -55,6 +55,11 @@ func (k decisionKind) Begin(ctx context.Context, tx *db.Tx, st *db.FileState) (B
 }
 
 func (decisionKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
+	// The full-text entries are deleted with the text they indexed: a bulk
+	// load's must all be there first.
+	if _, err := tx.FinishBulkText(ctx); err != nil {
+		return err
+	}
 	return tx.ResetDecisions(ctx, fileID)
 }
 
@@ -107,6 +112,9 @@ type decisionBatch struct {
 	// the check that their decisions exist; voids the void events.
 	events map[int64]eventSource
 	voids  map[int64]Chunk
+	// bulk is the bulk load of the import running this batch's sync, if
+	// any: it takes the text of the decisions instead of Done.
+	bulk *bulkText
 }
 
 type eventSource struct {
@@ -142,6 +150,9 @@ func (b *decisionBatch) Apply(ctx context.Context, c Chunk, d Decoded) (*Problem
 			Message: fmt.Sprintf("duplicate id %q (first at %s:%d); not indexed", p.ID, path, line)}, nil
 	}
 	b.decisions++
+	if b.bulk != nil {
+		b.bulk.add(&row)
+	}
 	if !p.Event {
 		return nil, nil
 	}
@@ -192,7 +203,24 @@ func (b *decisionBatch) void(ctx context.Context, c Chunk, v ParsedVoid) error {
 // the decision exists changes as the files grow; verify computes it from
 // the index as it stands.
 func (b *decisionBatch) Done(ctx context.Context) ([]Problem, error) {
-	if b.decisions > 0 {
+	mine := b.bulk != nil && b.marks.BulkOwner == b.bulk.owner
+	if b.bulk != nil && !mine {
+		// Another sync finished this import's bulk load: the text is
+		// indexed here from now on.
+		b.bulk.lost = true
+		b.bulk.rows = nil
+	}
+	switch {
+	case mine:
+		// The bulk load's builder indexes the text once this commits.
+	case b.marks.BulkOwner != "":
+		// Another process's bulk load is pending: finish it (its rebuild
+		// indexes this batch's decisions too), so that no decision this
+		// sync adds or answers from lacks its full-text entry.
+		if _, err := b.tx.FinishBulkText(ctx); err != nil {
+			return nil, err
+		}
+	case b.decisions > 0:
 		if err := b.tx.IndexText(ctx, b.marks.Decision); err != nil {
 			return nil, err
 		}

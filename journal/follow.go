@@ -148,6 +148,8 @@ type Index struct {
 	// decoded holds records import has just decoded and appended, for the
 	// sync that indexes them not to decode them again.
 	decoded *decodedLines
+	// bulk is the bulk load of the full-text index an import runs.
+	bulk *bulkText
 }
 
 // NewIndex couples a project with its open store, following every file
@@ -232,9 +234,16 @@ func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error)
 	var rep SyncReport
 	// One query for the state of every file: the hook path's only read
 	// when nothing changed.
-	states, err := ix.Store.Files(ctx)
+	states, bulk, err := ix.Store.SyncStates(ctx)
 	if err != nil {
 		return rep, err
+	}
+	if bulk && ix.bulk == nil {
+		// Another process's bulk load is pending (running, or cut short):
+		// the full-text index lacks its decisions until it is finished.
+		if err := ix.finishBulkText(ctx); err != nil {
+			return rep, err
+		}
 	}
 	byPath := make(map[string]db.FileState, len(states))
 	for _, st := range states {
@@ -423,6 +432,9 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		if err != nil {
 			return err
 		}
+		if b, ok := batch.(*decisionBatch); ok {
+			b.bulk = ix.bulk
+		}
 		in := ingester{tx: tx, file: spec.Path, st: &st, rep: &local, batch: batch}
 		records, events := st.Records, st.Events
 		st.TornLine, st.TornSize = 0, 0
@@ -477,6 +489,9 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 		st.SyncedAt = time.Now().UTC().Format(time.RFC3339Nano)
 		return tx.SaveFileState(ctx, &st)
 	})
+	if ix.bulk != nil {
+		ix.bulk.ended(err == nil)
+	}
 	if err != nil {
 		return false, err
 	}

@@ -81,14 +81,41 @@ func (ix *Index) Import(ctx context.Context, paths []string, opts ImportOptions)
 	if err := im.sync(ctx); err != nil {
 		return rep, err
 	}
+	if !opts.DryRun {
+		// Into an empty index, the full-text index is built on another
+		// core while the rows go in (bulk.go).
+		b, err := ix.startBulkText(ctx)
+		if err != nil {
+			return rep, err
+		}
+		if b != nil {
+			ix.bulk = b
+			defer func() {
+				if ix.bulk != nil {
+					ix.bulk = nil
+					b.abort()
+				}
+			}()
+		}
+	}
 	for _, p := range paths {
 		if err := im.file(ctx, p); err != nil {
 			return rep, err
 		}
 	}
 	// Each flush's sync adds fewer than mergeTextAfter: the import merges
-	// once, at its end.
-	if !opts.DryRun && rep.Sync.Decisions >= mergeTextAfter {
+	// the full-text index once, at its end (a bulk load, in its scratch
+	// database before the copy).
+	merge := !opts.DryRun && rep.Sync.Decisions >= mergeTextAfter
+	if b := ix.bulk; b != nil {
+		ix.bulk = nil
+		copied, err := ix.endBulkText(ctx, b, merge)
+		if err != nil {
+			return rep, err
+		}
+		merge = merge && !copied
+	}
+	if merge {
 		return rep, ix.Store.MergeText(ctx)
 	}
 	return rep, nil
@@ -209,8 +236,19 @@ func (im *importer) flush(ctx context.Context) error {
 	}
 	im.ix.decoded = known
 	defer func() { im.ix.decoded = nil }()
-	return im.sync(ctx)
+	if err := im.sync(ctx); err != nil {
+		return err
+	}
+	if afterImportFlush != nil {
+		return afterImportFlush()
+	}
+	return nil
 }
+
+// afterImportFlush, when set (by tests), runs after each flush of an
+// import has been appended and synced: an error stops the import there, as
+// a crash would.
+var afterImportFlush func() error
 
 func (im *importer) file(ctx context.Context, path string) error {
 	f, err := project.OpenRegular(path)

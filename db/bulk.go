@@ -1,0 +1,217 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A bulk load builds the full-text index of an import into an empty index
+// on a second connection, to a scratch database file beside the index, while
+// the import's own connection inserts the rows: the two cores share the
+// work, and the full-text index of the whole load is copied into the index
+// at the end. Until then the index holds decisions that have no full-text
+// entries, so a durable mark says so: a journal_files row (id -1, never a
+// file) written before the first row and deleted in the transaction that
+// copies the full-text index in. Whoever else finds the mark (another
+// process's sync, or the next command after a crash half-way) finishes it
+// by rebuilding the full-text index from the decisions table
+// (FinishBulkText), so no answer ever comes from an index that silently
+// lacks entries.
+
+// bulkMarkID is the id of the mark's journal_files row: negative, so that
+// it never takes the id a followed file would get.
+const bulkMarkID = -1
+
+const bulkMarkPath = "orbit:bulk-text"
+
+// BulkTextKind is the kind of the mark's journal_files row.
+const BulkTextKind = "bulk-text"
+
+// IsBulkMark reports whether a sync state is the bulk load's mark rather
+// than a file's.
+func (st FileState) IsBulkMark() bool { return st.ID == bulkMarkID }
+
+// BeginBulkText writes the mark of a bulk load that owner (a token of the
+// loading process) runs, when the index holds no decision and no other
+// mark. It reports whether it did.
+func (tx *Tx) BeginBulkText(ctx context.Context, owner string) (bool, error) {
+	var n int64
+	if err := tx.GetContext(ctx, &n, `SELECT (SELECT count(*) FROM journal_files WHERE id = ?) + (SELECT count(*) FROM (SELECT 1 FROM decisions LIMIT 1))`, bulkMarkID); err != nil {
+		return false, fmt.Errorf("begin bulk load: %w", err)
+	}
+	if n > 0 {
+		return false, nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO journal_files (id, path, kind, tail_hash, synced_at) VALUES (?, ?, ?, ?, ?)`,
+		bulkMarkID, bulkMarkPath, BulkTextKind, owner, time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return false, fmt.Errorf("begin bulk load: %w", err)
+	}
+	return true, nil
+}
+
+// FinishBulkText finishes a pending bulk load, whoever started it: the
+// full-text index is rebuilt from the decisions table and the mark deleted.
+// It does nothing when no bulk load is pending.
+func (tx *Tx) FinishBulkText(ctx context.Context) (bool, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM journal_files WHERE id = ?`, bulkMarkID)
+	if err != nil {
+		return false, fmt.Errorf("finish bulk load: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO decisions_fts (decisions_fts) VALUES ('rebuild')`); err != nil {
+		return false, fmt.Errorf("finish bulk load: rebuild the full-text index: %w", err)
+	}
+	return true, nil
+}
+
+// TextRow is what the full-text index holds of a decision: its seq and its
+// text columns, as IndexText reads them.
+type TextRow struct {
+	Seq                                int64
+	Input, Reason, NextAction, Context string
+}
+
+// insertText adds one decision to the scratch full-text index: the columns
+// of IndexText's statement, in the same order.
+const insertText = `INSERT INTO decisions_fts (rowid, input, reason, next_action, context) VALUES (?, ?, ?, ?, ?)`
+
+// TextBuilder builds a full-text index in a scratch database file, on its
+// own connection, for CopyInto to put into the index.
+type TextBuilder struct {
+	db   *sqlx.DB
+	path string
+}
+
+// BulkTextPath is the scratch file of a bulk load into the index at path.
+func BulkTextPath(path string) string { return path + "-bulk-text" }
+
+// NewTextBuilder creates the scratch database of a bulk load into s, with
+// a full-text table defined as s's (the same tokenizer and options).
+func (s *Store) NewTextBuilder(ctx context.Context) (*TextBuilder, error) {
+	var def string
+	if err := s.DB.GetContext(ctx, &def, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'decisions_fts'`); err != nil {
+		return nil, fmt.Errorf("bulk load: read the full-text table: %w", err)
+	}
+	path := BulkTextPath(s.Path)
+	if err := Remove(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Add("_pragma", "page_size(16384)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	// Scratch: a crash loses it, and the mark makes the next command
+	// rebuild the full-text index instead.
+	q.Add("_pragma", "journal_mode(OFF)")
+	q.Add("_pragma", "synchronous(OFF)")
+	q.Set("_txlock", "immediate")
+	sdb, err := sqlx.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("bulk load: %w", err)
+	}
+	// One connection, so that the database attached by CopyInto stays.
+	sdb.SetMaxOpenConns(1)
+	sdb.SetMaxIdleConns(1)
+	sdb.SetConnMaxIdleTime(0)
+	b := &TextBuilder{db: sdb, path: path}
+	// The content table is the index's: only the full-text index's own
+	// tables are built here, and nothing reads the content back.
+	for _, q := range []string{`CREATE TABLE decisions (seq INTEGER PRIMARY KEY, input TEXT, reason TEXT, next_action TEXT, context TEXT)`, def} {
+		if _, err := sdb.ExecContext(ctx, q); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("bulk load: create the scratch full-text table: %w", err)
+		}
+	}
+	return b, nil
+}
+
+// Add indexes rows in one transaction.
+func (b *TextBuilder) Add(ctx context.Context, rows []TextRow) error {
+	tx, err := b.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PreparexContext(ctx, insertText)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	defer st.Close()
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r.Seq, r.Input, r.Reason, r.NextAction, r.Context); err != nil {
+			return fmt.Errorf("bulk load: index text of decision %d: %w", r.Seq, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Merge merges the scratch full-text index into one segment (as
+// Store.MergeText does the index's).
+func (b *TextBuilder) Merge(ctx context.Context) error {
+	if _, err := b.db.ExecContext(ctx, `INSERT INTO decisions_fts (decisions_fts) VALUES ('optimize')`); err != nil {
+		return fmt.Errorf("bulk load: merge the full-text index: %w", err)
+	}
+	return nil
+}
+
+// ErrBulkTextTaken says that the bulk load's mark was gone when its
+// full-text index was to be copied in: another sync finished it.
+var ErrBulkTextTaken = errors.New("the bulk load was finished by another sync")
+
+// CopyInto replaces the full-text index of the index at path with the one
+// built here and deletes owner's mark, in one transaction of the index,
+// from this connection (so that the index's own connection, whose full-text
+// table may have cached its structure, sees a change by another
+// connection). It fails with ErrBulkTextTaken, changing nothing, when
+// owner's mark is gone.
+func (b *TextBuilder) CopyInto(ctx context.Context, path, owner string) error {
+	if _, err := b.db.ExecContext(ctx, `ATTACH DATABASE ? AS orbit`, path); err != nil {
+		return fmt.Errorf("bulk load: attach the index: %w", err)
+	}
+	defer b.db.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE orbit`)
+	var shadows []string
+	if err := b.db.SelectContext(ctx, &shadows, `SELECT name FROM main.sqlite_master WHERE type = 'table' AND name LIKE 'decisions\_fts\_%' ESCAPE '\' AND name <> 'decisions_fts_config'
+		AND name IN (SELECT name FROM orbit.sqlite_master) ORDER BY name`); err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	tx, err := b.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM orbit.journal_files WHERE id = ? AND tail_hash = ?`, bulkMarkID, owner)
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrBulkTextTaken
+	}
+	for _, t := range shadows {
+		for _, q := range []string{`DELETE FROM orbit.` + t, `INSERT INTO orbit.` + t + ` SELECT * FROM main.` + t} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("bulk load: copy %s: %w", t, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("bulk load: copy the full-text index: %w", err)
+	}
+	return nil
+}
+
+// Close closes the scratch database and removes its file.
+func (b *TextBuilder) Close() error {
+	err := b.db.Close()
+	if rerr := os.Remove(b.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+		err = rerr
+	}
+	return err
+}

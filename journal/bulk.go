@@ -1,0 +1,130 @@
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+
+	"github.com/orbit-loop/orbit/db"
+)
+
+// bulkText is an import's bulk load of the full-text index (db/bulk.go):
+// the decisions the import's syncs commit are tokenized into a scratch
+// database on another goroutine (another core) instead of within each
+// sync transaction, and the full-text index built there is copied into the
+// index at the end of the import.
+type bulkText struct {
+	// owner is the token of the mark this import wrote.
+	owner   string
+	builder *db.TextBuilder
+	// rows are the text of the decisions of the transaction in progress:
+	// sent to the builder once it commits, dropped if it rolls back.
+	rows []db.TextRow
+	ch   chan []db.TextRow
+	done chan error
+	// lost is set when a sync found the mark gone (another sync finished the
+	// bulk load by rebuilding the full-text index): from then on the syncs
+	// index their text themselves and nothing is copied at the end.
+	lost bool
+}
+
+// startBulkText begins a bulk load of the full-text index when the index
+// holds no decision yet. It returns nil when it does not: the import then
+// indexes the text in each sync, as sync does.
+func (ix *Index) startBulkText(ctx context.Context) (*bulkText, error) {
+	var token [16]byte
+	if _, err := rand.Read(token[:]); err != nil {
+		return nil, err
+	}
+	b := &bulkText{owner: hex.EncodeToString(token[:])}
+	began := false
+	err := ix.Store.InTx(ctx, func(tx *db.Tx) (err error) {
+		began, err = tx.BeginBulkText(ctx, b.owner)
+		return err
+	})
+	if err != nil || !began {
+		return nil, err
+	}
+	if b.builder, err = ix.Store.NewTextBuilder(ctx); err != nil {
+		// Without a scratch database, finish the (empty) bulk load at
+		// once and import as sync does.
+		return nil, ix.finishBulkText(ctx)
+	}
+	// One batch in flight and one being built: memory stays flat, and the
+	// syncs wait when the builder falls behind.
+	b.ch = make(chan []db.TextRow, 1)
+	b.done = make(chan error, 1)
+	go func() {
+		var err error
+		for rows := range b.ch {
+			if err == nil {
+				err = b.builder.Add(ctx, rows)
+			}
+		}
+		b.done <- err
+	}()
+	return b, nil
+}
+
+// add keeps a decision's text until its transaction commits.
+func (b *bulkText) add(row *db.DecisionRow) {
+	b.rows = append(b.rows, db.TextRow{Seq: row.Seq, Input: row.Input, Reason: row.Reason, NextAction: row.NextAction, Context: row.Context})
+}
+
+// ended is called when a sync transaction ends: the text of its decisions
+// goes to the builder if it committed.
+func (b *bulkText) ended(committed bool) {
+	if committed && !b.lost && len(b.rows) > 0 {
+		b.ch <- b.rows
+	}
+	b.rows = nil
+}
+
+// stop ends the builder's goroutine and returns its error.
+func (b *bulkText) stop() error {
+	close(b.ch)
+	return <-b.done
+}
+
+// endBulkText copies the full-text index the builder made into the index
+// (merged into one segment first when merge is set), which ends the bulk
+// load, and reports whether it did. If the copy fails, the full-text index
+// is rebuilt from the decisions table instead; if another sync finished
+// the bulk load, the syncs since have indexed the text.
+func (ix *Index) endBulkText(ctx context.Context, b *bulkText, merge bool) (copied bool, err error) {
+	err = b.stop()
+	if err == nil && !b.lost && merge {
+		err = b.builder.Merge(ctx)
+	}
+	if err == nil && !b.lost {
+		err = b.builder.CopyInto(ctx, ix.Store.Path, b.owner)
+		copied = err == nil
+	}
+	if cerr := b.builder.Close(); err == nil {
+		err = cerr
+	}
+	if b.lost || errors.Is(err, db.ErrBulkTextTaken) {
+		return false, nil
+	}
+	if err != nil {
+		return false, ix.finishBulkText(ctx)
+	}
+	return copied, nil
+}
+
+// abortBulkText stops a bulk load that an import left half-way: the mark
+// stays, for the next sync to finish.
+func (b *bulkText) abort() {
+	_ = b.stop()
+	_ = b.builder.Close()
+}
+
+// finishBulkText finishes a pending bulk load, whichever process started
+// it, by rebuilding the full-text index from the decisions table.
+func (ix *Index) finishBulkText(ctx context.Context) error {
+	return ix.Store.InTx(ctx, func(tx *db.Tx) error {
+		_, err := tx.FinishBulkText(ctx)
+		return err
+	})
+}

@@ -1,0 +1,213 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orbit-loop/orbit/db"
+	"github.com/orbit-loop/orbit/internal/golden"
+	"github.com/orbit-loop/orbit/project"
+)
+
+// bulkSource writes a journal of n decisions, every seventh with an outcome
+// of an earlier one, to a file in dir.
+func bulkSource(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	var gen bytes.Buffer
+	outcomes := []string{"CORRECT", "INCORRECT", "N/A"}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("gen-%d", i)
+		if i%7 == 0 {
+			gen.WriteString(retroDec(id, i/10, i%600, fmt.Sprintf("gen-%d", i-1-(i*31)%(i-1)), outcomes[i%3]))
+		} else {
+			gen.WriteString(dec(id, i/10, i%600))
+		}
+		gen.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "source.jsonl")
+	if err := os.WriteFile(path, gen.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// syncedDump is the index sync makes of a decision journal.
+func syncedDump(tb testing.TB, journal string) string {
+	tb.Helper()
+	e := newTestEnv(tb)
+	e.write(project.DecisionsFile, journal)
+	e.sync()
+	return e.indexDump()
+}
+
+// bulkPending reports whether the index holds a bulk load's mark.
+func (e *testEnv) bulkPending() bool {
+	e.tb.Helper()
+	_, bulk, err := e.store.SyncStates(e.ctx)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return bulk
+}
+
+func withImportFlushHook(tb testing.TB, fn func(flush int) error) {
+	n := 0
+	afterImportFlush = func() error { n++; return fn(n) }
+	tb.Cleanup(func() { afterImportFlush = nil })
+}
+
+// An import into an empty index builds the full-text index on the side and
+// copies it in at the end: the index is the one sync makes.
+func TestBulkImportIndexesAsSyncDoes(t *testing.T) {
+	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	e := newTestEnv(t)
+	var pending []bool
+	withImportFlushHook(t, func(int) error {
+		pending = append(pending, e.bulkPending())
+		return nil
+	})
+	e.importFiles(ImportOptions{}, src)
+	if len(pending) != 2 || !pending[0] || !pending[1] {
+		t.Fatalf("bulk load pending after each flush: %v; want it pending until the end", pending)
+	}
+	if e.bulkPending() {
+		t.Fatal("the bulk load is still pending after the import")
+	}
+	if _, err := os.Stat(db.BulkTextPath(e.proj.DB)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the scratch database is left behind: %v", err)
+	}
+	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the bulk import's index differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
+
+// An import cut short half-way leaves decisions whose full-text entries
+// were still on the side, and the mark: the next command (another process,
+// the index opened again) finishes the load, so its answers are complete.
+func TestBulkImportCutShort(t *testing.T) {
+	for _, at := range []int{1, 2} {
+		t.Run(fmt.Sprintf("after flush %d", at), func(t *testing.T) {
+			src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+			e := newTestEnv(t)
+			crash := errors.New("crash")
+			withImportFlushHook(t, func(n int) error {
+				if n == at {
+					return crash
+				}
+				return nil
+			})
+			if _, err := e.ix.Import(e.ctx, []string{src}, ImportOptions{}); !errors.Is(err, crash) {
+				t.Fatalf("Import: %v; want the injected crash", err)
+			}
+			afterImportFlush = nil
+			if !e.bulkPending() {
+				t.Fatal("no bulk load pending after the import was cut short")
+			}
+			var missing int
+			if err := e.store.DB.Get(&missing, `SELECT (SELECT count(*) FROM decisions) - (SELECT count(*) FROM decisions_fts WHERE decisions_fts MATCH 'decision')`); err != nil {
+				t.Fatal(err)
+			}
+			if missing == 0 {
+				t.Fatal("every decision has its full-text entry already: the test cuts nothing short")
+			}
+			// The next command: a new process opens the index and syncs.
+			if err := e.store.Close(); err != nil {
+				t.Fatal(err)
+			}
+			e.open()
+			e.sync()
+			if e.bulkPending() {
+				t.Fatal("the bulk load is still pending after the next sync")
+			}
+			journal := e.read(project.DecisionsFile)
+			want := importFlushRecords
+			if at == 2 {
+				want += 2500
+			}
+			if n := strings.Count(journal, "\n"); n != want {
+				t.Fatalf("the journal holds %d lines; want %d", n, want)
+			}
+			if got, want := e.indexDump(), syncedDump(t, journal); got != want {
+				t.Errorf("the index after the next sync differs from sync's:\n%s", golden.FirstDiff(got, want))
+			}
+		})
+	}
+}
+
+// A sync by another process during the import finishes its bulk load (the
+// full-text index rebuilt from the decisions so far); the import then
+// indexes the text of the rest itself and copies nothing in.
+func TestBulkImportFinishedByAnotherSync(t *testing.T) {
+	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	e := newTestEnv(t)
+	withImportFlushHook(t, func(n int) error {
+		if n != 1 {
+			return nil
+		}
+		other := NewIndex(e.store, e.proj).Following(defaultFiles()...)
+		if _, err := other.Sync(e.ctx, SyncOptions{}); err != nil {
+			return err
+		}
+		if e.bulkPending() {
+			t.Error("another process's sync left the bulk load pending")
+		}
+		return nil
+	})
+	e.importFiles(ImportOptions{}, src)
+	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
+
+// A re-import into an index that holds decisions is no bulk load.
+func TestBulkImportOnlyIntoAnEmptyIndex(t *testing.T) {
+	src := bulkSource(t, t.TempDir(), 100)
+	e := newTestEnv(t)
+	e.write(project.DecisionsFile, dec("first", 1, 1)+"\n")
+	e.sync()
+	withImportFlushHook(t, func(int) error {
+		if e.bulkPending() {
+			t.Error("a bulk load into an index that held a decision")
+		}
+		return nil
+	})
+	e.importFiles(ImportOptions{}, src)
+	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
+
+// A sync transaction that finds another process's bulk load pending (one
+// that began after the sync read the files' states) finishes it in the
+// same transaction, before the decisions it adds count as indexed.
+func TestBulkPendingFinishedBySyncBatch(t *testing.T) {
+	e := newTestEnv(t)
+	e.sync()
+	err := e.store.InTx(e.ctx, func(tx *db.Tx) error {
+		began, err := tx.BeginBulkText(e.ctx, "another process")
+		if err == nil && !began {
+			err = errors.New("no bulk load began on an empty index")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal := dec("a", 1, 1) + "\n" + retroDec("b", 1, 2, "a", "CORRECT") + "\n"
+	e.write(project.DecisionsFile, journal)
+	// As if this sync had read the states before the mark was written.
+	e.ix.bulk = &bulkText{owner: "this process"}
+	e.sync()
+	e.ix.bulk = nil
+	if e.bulkPending() {
+		t.Fatal("the sync left another process's bulk load pending")
+	}
+	if got, want := e.indexDump(), syncedDump(t, journal); got != want {
+		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
