@@ -87,8 +87,8 @@ func TestSchema(t *testing.T) {
 			t.Errorf("Schema() lacks %q", want)
 		}
 	}
-	// 00001's Down drops the decisions; 00002's recreates v1's journal_files.
-	if strings.Contains(s, "DROP TABLE decisions;") || strings.Count(s, "CHECK (kind IN ('decisions', 'retro'))") != 1 {
+	// 00001's Down drops the full-text indexes; 00002's recreates v1's journal_files.
+	if strings.Contains(s, "DROP TABLE knowledge_fts;") || strings.Count(s, "CHECK (kind IN ('decisions', 'retro'))") != 1 {
 		t.Errorf("Schema() holds a Down section")
 	}
 }

@@ -64,9 +64,10 @@ func upSection(src string) (string, bool) {
 // INSERT ... SELECT per table, pulling the fields out with ->>. Same rows as
 // orbit's sync: decisions (with their byte offsets), the full-text entries,
 // one outcome event per retrograde field, and the current outcome of each
-// decision (its latest event), all in one transaction. Like orbit, it keeps a
-// line's raw text only when it differs from the canonical form of its fields,
-// and its ts text only when it differs from the canonical rendering of ts_ns.
+// decision (its latest event), all in one transaction. Like orbit, it stores
+// what db.DecisionStoredSQL says (a line's raw text only when it differs
+// from the canonical form of its fields, its ts text only when it differs
+// from the canonical rendering of ts_ns, the enumerations as codes).
 const loadSQL = `BEGIN IMMEDIATE;
 %[1]s
 CREATE TEMP TABLE raw (line TEXT);
@@ -74,11 +75,8 @@ CREATE TEMP TABLE raw (line TEXT);
 .separator "\037" "\n"
 .import %[2]s raw
 INSERT INTO journal_files (id, path, kind) VALUES (1, '.claude/ceo-loop-decisions.jsonl', 'decisions');
-INSERT INTO decisions (seq, id, file_id, line, line_end, byte_offset, iteration, ts_text, ts_ns, tier, depth, category, input,
-    decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id, raw)
-SELECT seq, id, file_id, line, line_end, byte_offset, iteration, %[4]s, ts_ns, tier, depth, category, input,
-    decision, reason, next_action, verification, retro_prev_id, retro_outcome, confidence, requestor, context, request_id,
-    CASE WHEN raw = %[3]s THEN '' ELSE raw END
+INSERT INTO decisions (seq, %[3]s)
+SELECT seq, %[4]s
 FROM (SELECT rowid AS seq, line->>'$.id' AS id, 1 AS file_id, rowid AS line, rowid AS line_end,
     sum(length(CAST(line AS BLOB)) + 1) OVER (ORDER BY rowid) - length(CAST(line AS BLOB)) - 1 AS byte_offset,
     line->>'$.iteration' AS iteration, coalesce(line->>'$.ts', '') AS ts, unixepoch(line->>'$.ts') * 1000000000 AS ts_ns,
@@ -91,11 +89,11 @@ FROM (SELECT rowid AS seq, line->>'$.id' AS id, 1 AS file_id, rowid AS line, row
   FROM raw ORDER BY rowid);
 INSERT INTO decisions_fts (rowid, input, reason, next_action, context)
 SELECT seq, input, reason, next_action, context FROM decisions;
-INSERT INTO outcome_events (decision_id, outcome, at_ns, src_rank, ts, evidence, file_id, line, recorded_by, raw)
-SELECT retro_prev_id, retro_outcome, ts_ns, 0, ts, '', 1, line, id, ''
+INSERT INTO outcome_events (decision_id, outcome_code, at_ns, src_rank, ts_text, evidence, file_id, line, recorded_by, raw)
+SELECT retro_prev_id, retro_outcome_code, ts_ns, 0, %[5]s, '', 1, line, id, ''
 FROM decisions WHERE retro_prev_id IS NOT NULL ORDER BY seq;
-INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
-SELECT e.decision_id, d.seq, e.outcome, e.seq, e.at_ns, e.src_rank, e.line
+INSERT INTO decision_outcomes (decision_id, decision_seq, outcome_code, event_seq, at_ns, src_rank, line)
+SELECT e.decision_id, d.seq, e.outcome_code, e.seq, e.at_ns, e.src_rank, e.line
 FROM (SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
       FROM outcome_events) e
 LEFT JOIN decisions d ON d.id = e.decision_id
@@ -114,7 +112,8 @@ func LoadScript(schema, path string, pageSize int) string {
 		fmt.Fprintf(&b, "PRAGMA page_size = %d;\n", pageSize)
 	}
 	b.WriteString("PRAGMA journal_mode = WAL;\nPRAGMA synchronous = NORMAL;\nPRAGMA foreign_keys = ON;\n")
-	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`, db.CanonicalDecisionSQL(""), db.TSTextSQL("ts", "ts_ns"))
+	cols, vals := db.DecisionStoredSQL(func(c string) string { return c })
+	fmt.Fprintf(&b, loadSQL, schema, `"`+path+`"`, strings.Join(cols, ", "), strings.Join(vals, ",\n    "), db.EventTSTextSQL("ts", "ts_ns"))
 	return b.String()
 }
 

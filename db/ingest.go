@@ -227,28 +227,43 @@ func RawTextSQL(raw string, col func(string) string) string {
 	return `CASE WHEN ` + raw + ` = ` + canonicalDecisionSQL(col) + ` THEN '' ELSE ` + raw + ` END`
 }
 
-// insertDecision keeps raw only when it is not the canonical form of the
-// row's fields, and ts only when it is not the canonical rendering of ts_ns.
-// It is a one-row INSERT … VALUES (the canonical texts computed from the
-// numbered parameters), not an INSERT … SELECT: SQLite writes every page a
-// multi-row statement changes to a statement journal first (a temp file),
-// which was a third of an import's CPU.
+// DecisionStoredSQL returns the stored columns of a decision row (schema
+// v7) and the SQL of each one's value, given the expression of each field
+// (decisionParams' names; ts is the text, raw the line's text): raw only
+// when it is not the canonical form of the fields, ts only when it is not
+// the canonical rendering of ts_ns, the enumerations as codes (CodeSQL),
+// line_end as line_span, confidence in hundredths when exact. What
+// InsertDecision and the benchmark's sqlite3 shell load both store.
+func DecisionStoredSQL(field func(string) string) (cols, vals []string) {
+	for _, c := range decisionParams {
+		col, val := c, field(c)
+		switch c {
+		case "ts":
+			col, val = "ts_text", TSTextSQL(field("ts"), field("ts_ns"))
+		case "raw":
+			val = RawTextSQL(field("raw"), field)
+		case "line_end":
+			col, val = "line_span", field("line_end")+" - "+field("line")
+		case "confidence":
+			col, val = "confidence_code", ConfidenceCodeSQL(field(c))
+		case "tier", "depth", "category", "decision", "verification", "retro_outcome":
+			col, val = c+"_code", CodeSQL(c, field(c))
+		}
+		cols, vals = append(cols, col), append(vals, val)
+	}
+	return cols, vals
+}
+
+// insertDecision is a one-row INSERT … VALUES (the stored values computed
+// from the numbered parameters), not an INSERT … SELECT: SQLite writes
+// every page a multi-row statement changes to a statement journal first (a
+// temp file), which was a third of an import's CPU.
 var insertDecision = func() string {
 	num := map[string]string{}
-	var cols, vals []string
 	for i, c := range decisionParams {
 		num[c] = fmt.Sprintf("?%d", i+1)
 	}
-	for _, c := range decisionParams {
-		switch c {
-		case "ts":
-			cols, vals = append(cols, "ts_text"), append(vals, TSTextSQL(num["ts"], num["ts_ns"]))
-		case "raw":
-			cols, vals = append(cols, c), append(vals, RawTextSQL(num["raw"], func(c string) string { return num[c] }))
-		default:
-			cols, vals = append(cols, c), append(vals, num[c])
-		}
-	}
+	cols, vals := DecisionStoredSQL(func(c string) string { return num[c] })
 	return `INSERT INTO decisions (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(vals, ", ") + `)
 	ON CONFLICT (id) DO NOTHING`
 }()
@@ -312,8 +327,10 @@ func (tx *Tx) DecisionExists(ctx context.Context, id string) (bool, error) {
 	return ok, nil
 }
 
-const insertEvent = `INSERT INTO outcome_events (decision_id, outcome, at_ns, src_rank, ts, evidence, file_id, line, recorded_by, raw)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+// insertEvent stores the outcome as its code and the ts text only when it
+// is not the canonical rendering of at_ns (schema v7).
+var insertEvent = `INSERT INTO outcome_events (decision_id, outcome_code, at_ns, src_rank, ts_text, evidence, file_id, line, recorded_by, raw)
+	VALUES (?1, ` + CodeSQL("outcome", "?2") + `, ?3, ?4, ` + EventTSTextSQL("?5", "?3") + `, ?6, ?7, ?8, ?9, ?10)`
 
 // InsertEvent appends an outcome event.
 func (tx *Tx) InsertEvent(ctx context.Context, e *EventRow) error {
@@ -412,10 +429,10 @@ func (tx *Tx) RefreshOutcomes(ctx context.Context, decisionMark, eventMark int64
 	if !events {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
-		SELECT e.decision_id, `+countedSeq("e.decision_id")+`, e.outcome, e.seq, e.at_ns, e.src_rank, e.line
+	_, err := tx.ExecContext(ctx, `INSERT INTO decision_outcomes (decision_id, decision_seq, outcome_code, event_seq, at_ns, src_rank, line)
+		SELECT e.decision_id, `+countedSeq("e.decision_id")+`, e.outcome_code, e.seq, e.at_ns, e.src_rank, e.line
 		FROM outcome_events e WHERE e.seq > ?
-		ON CONFLICT (decision_id) DO UPDATE SET outcome = excluded.outcome, event_seq = excluded.event_seq,
+		ON CONFLICT (decision_id) DO UPDATE SET outcome_code = excluded.outcome_code, event_seq = excluded.event_seq,
 			at_ns = excluded.at_ns, src_rank = excluded.src_rank, line = excluded.line
 		WHERE (excluded.at_ns, excluded.src_rank, excluded.line) > (decision_outcomes.at_ns, decision_outcomes.src_rank, decision_outcomes.line)`, eventMark)
 	if err != nil {
@@ -504,8 +521,8 @@ func (tx *Tx) ResetDecisions(ctx context.Context, fileID int64) error {
 			SELECT decision_id, void, seq, at_ns, line FROM (
 				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, line DESC) AS rn
 				FROM void_events) WHERE rn = 1`,
-		`INSERT INTO decision_outcomes (decision_id, decision_seq, outcome, event_seq, at_ns, src_rank, line)
-			SELECT e.decision_id, ` + countedSeq("e.decision_id") + `, e.outcome, e.seq, e.at_ns, e.src_rank, e.line FROM (
+		`INSERT INTO decision_outcomes (decision_id, decision_seq, outcome_code, event_seq, at_ns, src_rank, line)
+			SELECT e.decision_id, ` + countedSeq("e.decision_id") + `, e.outcome_code, e.seq, e.at_ns, e.src_rank, e.line FROM (
 				SELECT *, row_number() OVER (PARTITION BY decision_id ORDER BY at_ns DESC, src_rank DESC, line DESC) AS rn
 				FROM outcome_events) e WHERE e.rn = 1`,
 	} {

@@ -113,8 +113,9 @@ func (f DecisionFilter) where() (string, []any) {
 	var conds []string
 	var args []any
 	if f.Category != "" {
-		conds = append(conds, "d.category = ?")
-		args = append(args, f.Category)
+		cond, arg := CategoryFilter("d")
+		conds = append(conds, cond)
+		args = append(args, arg(f.Category))
 	}
 	if f.Outcome != "" {
 		conds = append(conds, "coalesce(o.outcome, 'PENDING') = ?")

@@ -16,4 +16,4 @@ var FS embed.FS
 // Version is the schema version this binary expects: the number of the newest
 // migration in FS. The db package compares it with PRAGMA user_version so that
 // the hook path never runs goose when the schema is current.
-const Version = 6
+const Version = 7

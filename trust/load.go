@@ -141,8 +141,9 @@ func loadFiltered(ctx context.Context, store *db.Store, f Filter) (Aggregates, e
 	where := ` WHERE NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`
 	var args []any
 	if f.Category != "" {
-		where += ` AND d.category = ?`
-		args = append(args, f.Category)
+		cond, arg := db.CategoryFilter("d")
+		where += ` AND ` + cond
+		args = append(args, arg(f.Category))
 	}
 	if f.SinceNS != 0 {
 		where += ` AND d.ts_ns >= ?`

@@ -25,10 +25,14 @@ func readAnswers(t *testing.T, p *testProject, ids, queries []string) string {
 		{"log", "--limit", "0", "--json"},
 		{"log", "--limit", "20"},
 		{"log", "--outcome", "INCORRECT", "--limit", "0", "--json"},
+		{"log", "--category", "deploy", "--limit", "0", "--json"},
+		{"log", "--tier", "deep_think", "--decision", "needs_review", "--limit", "0", "--json"},
 		{"export"},
 		{"export", "--format", "csv"},
 		{"export", "--format", "md"},
 		{"trust", "--json"},
+		{"trust", "--category", "architecture", "--json"},
+		{"trust", "--since", "2026-03-01", "--window", "50", "--json"},
 		{"stale", "--limit", "0", "--json", "id,iteration,age_iterations,category,input,ts"},
 		{"verify"},
 	}
@@ -50,9 +54,11 @@ func readAnswers(t *testing.T, p *testProject, ids, queries []string) string {
 }
 
 // asSchemaV4 makes the project's index what schema v4 left, by the Down
-// parts of the later migrations (v6's: ts text in every row, the full-text
-// index with its per-row lengths, seq in the indexes; v5's: every decision
-// with its whole line in raw).
+// parts of the later migrations (v7's: the enumerations as text, line_end
+// and confidence as they are, the outcome tables with their text and the
+// index by outcome; v6's: ts text in every row, the full-text index with its
+// per-row lengths, seq in the indexes; v5's: every decision with its whole
+// line in raw).
 func asSchemaV4(t *testing.T, p *testProject) {
 	t.Helper()
 	ctx := context.Background()
@@ -73,26 +79,51 @@ func asSchemaV4(t *testing.T, p *testProject) {
 	}
 }
 
-// cuts counts the decisions whose raw text and whose ts text the index does
-// not hold (-1 when the index has no ts_text column: before v6), and reports
-// whether the full-text index keeps per-row lengths.
-func cuts(t *testing.T, p *testProject) (raw, ts int, docsize bool) {
+// indexCuts is what an index leaves out of its rows: the decisions whose
+// raw text (v5) and whose ts text (v6) it does not hold, whether its
+// full-text index keeps per-row lengths (cut in v6), and (v7) the decisions
+// whose category is a code and the outcome events whose ts text it does
+// not hold. A count is -1 when the index has no such column.
+type indexCuts struct {
+	raw, ts       int
+	docsize       bool
+	coded, evtsTS int
+}
+
+// current says whether the index makes every cut of the current schema.
+func (c indexCuts) current() bool {
+	return c.raw > 0 && c.ts > 0 && !c.docsize && c.coded > 0 && c.evtsTS > 0
+}
+
+// v4 says whether the index makes none of the cuts of schemas v5 to v7.
+func (c indexCuts) v4() bool {
+	return c.raw == 0 && c.ts == -1 && c.docsize && c.coded == -1 && c.evtsTS == -1
+}
+
+func cuts(t *testing.T, p *testProject) indexCuts {
 	t.Helper()
 	store, err := db.Open(context.Background(), p.path(indexRel), db.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if err := store.DB.Get(&raw, `SELECT count(*) FROM decisions WHERE raw = ''`); err != nil {
+	var c indexCuts
+	if err := store.DB.Get(&c.raw, `SELECT count(*) FROM decisions WHERE raw = ''`); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.DB.Get(&ts, `SELECT count(*) FROM decisions WHERE ts_text = '' AND ts <> ''`); err != nil {
-		ts = -1
+	if err := store.DB.Get(&c.ts, `SELECT count(*) FROM decisions WHERE ts_text = '' AND ts <> ''`); err != nil {
+		c.ts = -1
 	}
-	if err := store.DB.Get(&docsize, `SELECT count(*) > 0 FROM sqlite_master WHERE name = 'decisions_fts_docsize'`); err != nil {
+	if err := store.DB.Get(&c.docsize, `SELECT count(*) > 0 FROM sqlite_master WHERE name = 'decisions_fts_docsize'`); err != nil {
 		t.Fatal(err)
 	}
-	return raw, ts, docsize
+	if err := store.DB.Get(&c.coded, `SELECT count(*) FROM decisions WHERE typeof(category_code) = 'integer'`); err != nil {
+		c.coded = -1
+	}
+	if err := store.DB.Get(&c.evtsTS, `SELECT count(*) FROM outcome_events WHERE ts_text IS NULL AND ts <> ''`); err != nil {
+		c.evtsTS = -1
+	}
+	return c
 }
 
 // checkSameAnswers asks every read command, then again after the index was
@@ -101,18 +132,18 @@ func cuts(t *testing.T, p *testProject) (raw, ts int, docsize bool) {
 func checkSameAnswers(t *testing.T, p *testProject, ids, queries []string) {
 	t.Helper()
 	p.mustRun("sync")
-	if raw, ts, docsize := cuts(t, p); raw == 0 || ts <= 0 || docsize {
-		t.Fatalf("index of the current schema: %d raw texts, %d ts texts left out, per-row lengths %v; want some, some, none (the corpus should be written as orbit writes it)", raw, ts, docsize)
+	if c := cuts(t, p); !c.current() {
+		t.Fatalf("index of the current schema: %+v; want every cut made (the corpus should be written as orbit writes it)", c)
 	}
 	before := readAnswers(t, p, ids, queries)
 
 	asSchemaV4(t, p)
-	if raw, ts, docsize := cuts(t, p); raw != 0 || ts != -1 || !docsize {
-		t.Fatalf("the v4 index: %d raw texts, %d ts texts left out, per-row lengths %v; want 0, no ts_text column, kept", raw, ts, docsize)
+	if c := cuts(t, p); !c.v4() {
+		t.Fatalf("the v4 index: %+v; want no cut made", c)
 	}
 	p.mustRun("migrate", "up")
-	if raw, ts, docsize := cuts(t, p); raw == 0 || ts <= 0 || docsize {
-		t.Errorf("after the migrations to v6: %d raw texts, %d ts texts left out, per-row lengths %v; want some, some, none", raw, ts, docsize)
+	if c := cuts(t, p); !c.current() {
+		t.Errorf("after the migrations to v%d: %+v; want every cut made", migrations.Version, c)
 	}
 	if migrated := readAnswers(t, p, ids, queries); migrated != before {
 		t.Errorf("answers after the migration from v4 differ:\n%s", golden.FirstDiff(before, migrated))

@@ -1,0 +1,105 @@
+package db
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Enumerations the index stores as small integers (schema v7, migration
+// 00007): a value's code is its position in its list, and the column of
+// the same name (tier, category, outcome, …) is a virtual column that
+// renders the text back, so every reader reads text as before. The lists
+// are seed 000's (journal.Tiers and the others, which a line must match to
+// be indexed), each ordered with its commonest value first: SQLite stores
+// the integers 0 and 1 in no payload byte, 2 to 127 in one. A value not in
+// its list (none is indexed today) would be stored as its text and
+// rendered as it is, so a longer list in a later journal needs no new
+// schema to be indexed correctly, only a new code to be indexed small.
+//
+// The codes are fixed by the schema: migration 00007's virtual columns
+// spell them out, and db's tests check that they agree with these lists.
+var codes = map[string][]string{
+	"tier":          {"auto_approve", "quick_review", "deep_think", "escalate"},
+	"depth":         {"trivial", "light", "medium", "heavy"},
+	"category":      {"feature", "architecture", "quality", "scope", "deploy"},
+	"decision":      {"APPROVED", "NEEDS_REVIEW", "REJECTED"},
+	"verification":  {"PENDING", "CONFIRMED", "FAILED"},
+	"retro_outcome": {"N/A", "CORRECT", "INCORRECT", "PENDING"},
+	// outcome is the outcome of an event and of a current outcome
+	// (outcome_events, decision_outcomes): the same list as retro_outcome.
+	"outcome": {"N/A", "CORRECT", "INCORRECT", "PENDING"},
+}
+
+// CodedColumns are the columns stored as codes, in a fixed order.
+var CodedColumns = []string{"tier", "depth", "category", "decision", "verification", "retro_outcome", "outcome"}
+
+// CodeValues returns the values column's codes stand for, in code order.
+func CodeValues(column string) []string {
+	vs, ok := codes[column]
+	if !ok {
+		panic(fmt.Sprintf("db: no codes for column %q", column))
+	}
+	return slices.Clone(vs)
+}
+
+// Code returns what column_code stores for the text v: its code, or v
+// itself when it has none. A filter compares the stored column with it,
+// so that the query walks an index of the codes.
+func Code(column, v string) any {
+	if i := slices.Index(codes[column], v); i >= 0 {
+		return i
+	}
+	return v
+}
+
+// CodeSQL is the SQL of what column_code stores for the text expression
+// given (Code in SQL).
+func CodeSQL(column, expr string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + expr)
+	for i, v := range CodeValues(column) {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", v, i)
+	}
+	b.WriteString(" ELSE " + expr + " END")
+	return b.String()
+}
+
+// TextSQL is the SQL of the text a code expression stands for: the
+// expression of column's virtual column in migration 00007.
+func TextSQL(column, expr string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + expr)
+	for i, v := range CodeValues(column) {
+		fmt.Fprintf(&b, " WHEN %d THEN '%s'", i, v)
+	}
+	b.WriteString(" ELSE " + expr + " END")
+	return b.String()
+}
+
+// ConfidenceCodeSQL is the SQL of what confidence_code stores for the
+// confidence expression given: the confidence in hundredths, as an
+// integer, when that is exact (0.85 is 85, read back as 85 / 100.0, which
+// IEEE division rounds to the same double as the literal 0.85), the REAL
+// itself otherwise (0.123, 0, -0: one byte or none against eight). NULL
+// stays NULL.
+func ConfidenceCodeSQL(expr string) string {
+	return `iif(` + expr + ` > 0 AND ` + expr + ` = round(` + expr + ` * 100) / 100.0, CAST(round(` + expr + ` * 100) AS INTEGER), ` + expr + `)`
+}
+
+// EventTSTextSQL is the SQL of what an outcome event stores in ts_text for
+// the ts text and at_ns expressions given: NULL when the text is the
+// canonical UTC rendering of at_ns (the virtual column ts renders it back),
+// the text otherwise, empty included (an event's at_ns is never NULL: a
+// line without a valid ts takes the last valid one before it).
+func EventTSTextSQL(ts, atNS string) string {
+	return `CASE WHEN ` + ts + ` = strftime('%Y-%m-%dT%H:%M:%SZ', ` + atNS + ` / 1000000000, 'unixepoch') THEN NULL ELSE ` + ts + ` END`
+}
+
+// CategoryFilter is the condition that keeps the decisions (of the table
+// aliased alias) of one category, and its argument for the category given:
+// it compares the stored code, so that the query walks decisions_category
+// (an index of the codes) rather than every row's rendered text.
+func CategoryFilter(alias string) (cond string, arg func(category string) any) {
+	return alias + ".category_code = ?", func(category string) any { return Code("category", category) }
+}
