@@ -6,71 +6,136 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 )
 
-// A bulk load builds the full-text index of an import into an empty index
-// on a second connection, to a scratch database file beside the index, while
-// the import's own connection inserts the rows: the two cores share the
-// work, and the full-text index of the whole load is copied into the index
-// at the end. Until then the index holds decisions that have no full-text
-// entries, so a durable mark says so: a journal_files row (id -1, never a
-// file) written before the first row and deleted in the transaction that
-// copies the full-text index in. Whoever else finds the mark (another
-// process's sync, or the next command after a crash half-way) finishes it
-// by rebuilding the full-text index from the decisions table
-// (FinishBulkText), so no answer ever comes from an index that silently
-// lacks entries.
+// A bulk load is an import into an empty index. Two things that cost the
+// import's connection a third of its time wait until the rows are in:
+//
+//   - The full-text index is built on a second connection, to a scratch
+//     database file beside the index, while the import's connection inserts
+//     the rows (the two cores share the work), and copied into the index at
+//     the end.
+//   - The secondary indexes of decisions and outcome_events are dropped, and
+//     created again after the rows: one sort each instead of a B-tree insert
+//     per row.
+//
+// Until then the index holds decisions without their full-text entries and
+// lacks indexes, so durable marks say so: journal_files rows with negative
+// ids (never a file's, which start at 1), written in the transaction that
+// drops the indexes, before the first row. Row -1 names the process loading
+// (tail_hash), and is deleted in the transaction that copies the full-text
+// index in; each row below it holds the CREATE statement of a dropped index
+// (tail_hash), deleted when the index is created again. Whoever else finds
+// the marks (another process's sync, the next command after a crash
+// half-way, a migration) finishes the load (FinishBulk): the indexes created
+// from the statements kept, the full-text index rebuilt from the decisions
+// table. No answer comes from an index that silently lacks entries.
 
 // bulkMarkID is the id of the mark's journal_files row: negative, so that
 // it never takes the id a followed file would get.
 const bulkMarkID = -1
 
-const bulkMarkPath = "orbit:bulk-text"
+// BulkTextKind and bulkIndexKind are the kinds of the marks' journal_files
+// rows.
+const (
+	BulkTextKind  = "bulk-text"
+	bulkIndexKind = "bulk-index"
+)
 
-// BulkTextKind is the kind of the mark's journal_files row.
-const BulkTextKind = "bulk-text"
+// IsBulkMark reports whether a sync state is a bulk load's mark rather than
+// a file's.
+func (st FileState) IsBulkMark() bool { return st.ID < 0 }
 
-// IsBulkMark reports whether a sync state is the bulk load's mark rather
-// than a file's.
-func (st FileState) IsBulkMark() bool { return st.ID == bulkMarkID }
-
-// BeginBulkText writes the mark of a bulk load that owner (a token of the
-// loading process) runs, when the index holds no decision and no other
-// mark. It reports whether it did.
-func (tx *Tx) BeginBulkText(ctx context.Context, owner string) (bool, error) {
+// BeginBulk starts a bulk load that owner (a token of the loading process)
+// runs, when the index holds no decision and no other bulk load is
+// pending: it writes the marks and drops the secondary indexes of decisions
+// and outcome_events. It reports whether it did.
+func (tx *Tx) BeginBulk(ctx context.Context, owner string) (bool, error) {
 	var n int64
-	if err := tx.GetContext(ctx, &n, `SELECT (SELECT count(*) FROM journal_files WHERE id = ?) + (SELECT count(*) FROM (SELECT 1 FROM decisions LIMIT 1))`, bulkMarkID); err != nil {
+	if err := tx.GetContext(ctx, &n, `SELECT (SELECT count(*) FROM journal_files WHERE id < 0) + (SELECT count(*) FROM (SELECT 1 FROM decisions LIMIT 1))`); err != nil {
 		return false, fmt.Errorf("begin bulk load: %w", err)
 	}
 	if n > 0 {
 		return false, nil
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO journal_files (id, path, kind, tail_hash, synced_at) VALUES (?, ?, ?, ?, ?)`,
-		bulkMarkID, bulkMarkPath, BulkTextKind, owner, time.Now().UTC().Format(time.RFC3339Nano))
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	_, err := tx.ExecContext(ctx, `INSERT INTO journal_files (id, path, kind, tail_hash, synced_at) VALUES (?, 'orbit:bulk-text', ?, ?, ?)`,
+		bulkMarkID, BulkTextKind, owner, now)
 	if err != nil {
 		return false, fmt.Errorf("begin bulk load: %w", err)
+	}
+	var indexes []struct {
+		Name string `db:"name"`
+		SQL  string `db:"sql"`
+	}
+	// The id index (UNIQUE, sql NULL) stays: import looks ids up.
+	if err := tx.SelectContext(ctx, &indexes, `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('decisions', 'outcome_events') AND sql IS NOT NULL ORDER BY name`); err != nil {
+		return false, fmt.Errorf("begin bulk load: %w", err)
+	}
+	for i, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO journal_files (id, path, kind, tail_hash, synced_at) VALUES (?, ?, ?, ?, ?)`,
+			bulkMarkID-1-i, "orbit:bulk-index:"+ix.Name, bulkIndexKind, ix.SQL, now); err != nil {
+			return false, fmt.Errorf("begin bulk load: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DROP INDEX "`+ix.Name+`"`); err != nil {
+			return false, fmt.Errorf("begin bulk load: %w", err)
+		}
 	}
 	return true, nil
 }
 
-// FinishBulkText finishes a pending bulk load, whoever started it: the
-// full-text index is rebuilt from the decisions table and the mark deleted.
-// It does nothing when no bulk load is pending.
-func (tx *Tx) FinishBulkText(ctx context.Context) (bool, error) {
+// FinishBulkIndexes creates again the indexes a bulk load dropped and
+// deletes their marks. It does nothing when none is pending.
+func (tx *Tx) FinishBulkIndexes(ctx context.Context) error {
+	var marks []struct {
+		Path string `db:"path"`
+		SQL  string `db:"tail_hash"`
+	}
+	if err := tx.SelectContext(ctx, &marks, `SELECT path, tail_hash FROM journal_files WHERE id < ? AND kind = ? ORDER BY id DESC`, bulkMarkID, bulkIndexKind); err != nil {
+		return fmt.Errorf("finish bulk load: %w", err)
+	}
+	for _, m := range marks {
+		name := strings.TrimPrefix(m.Path, "orbit:bulk-index:")
+		var exists bool
+		if err := tx.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?)`, name); err != nil {
+			return fmt.Errorf("finish bulk load: %w", err)
+		}
+		if exists {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("finish bulk load: create index %s: %w", name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal_files WHERE id < ? AND kind = ?`, bulkMarkID, bulkIndexKind); err != nil {
+		return fmt.Errorf("finish bulk load: %w", err)
+	}
+	return nil
+}
+
+// FinishBulk finishes a pending bulk load, whoever started it: the indexes
+// it dropped are created again, the full-text index is rebuilt from the
+// decisions table, and the marks deleted. It does nothing when none is
+// pending.
+func (tx *Tx) FinishBulk(ctx context.Context) error {
+	if err := tx.FinishBulkIndexes(ctx); err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM journal_files WHERE id = ?`, bulkMarkID)
 	if err != nil {
-		return false, fmt.Errorf("finish bulk load: %w", err)
+		return fmt.Errorf("finish bulk load: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
+		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO decisions_fts (decisions_fts) VALUES ('rebuild')`); err != nil {
-		return false, fmt.Errorf("finish bulk load: rebuild the full-text index: %w", err)
+		return fmt.Errorf("finish bulk load: rebuild the full-text index: %w", err)
 	}
-	return true, nil
+	return nil
 }
 
 // TextRow is what the full-text index holds of a decision: its seq and its

@@ -274,6 +274,15 @@ func (s *Store) Migrate(ctx context.Context) ([]MigrationStatus, error) {
 	if err := s.checkFTS5(ctx); err != nil {
 		return nil, err
 	}
+	// A bulk load cut short is finished first: the statements it kept to
+	// create its indexes again are those of the schema it began on.
+	if v, err := s.UserVersion(ctx); err != nil {
+		return nil, err
+	} else if v > 0 {
+		if err := s.InTx(ctx, func(tx *Tx) error { return tx.FinishBulk(ctx) }); err != nil {
+			return nil, fmt.Errorf("migrate index %s: %w; the index is derived from the journal, so `orbit rebuild` recreates it", s.Path, err)
+		}
+	}
 	p, err := s.provider()
 	if err != nil {
 		return nil, err

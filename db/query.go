@@ -217,7 +217,7 @@ func (s *Store) Files(ctx context.Context) ([]FileState, error) {
 }
 
 // SyncStates returns the sync state of every file the index has read, and
-// whether a bulk load's mark is pending (FinishBulkText): one query.
+// whether a bulk load's mark is pending (FinishBulk): one query.
 func (s *Store) SyncStates(ctx context.Context) (files []FileState, bulk bool, err error) {
 	var all []FileState
 	if err := s.DB.SelectContext(ctx, &all, `SELECT `+fileCols+` FROM journal_files ORDER BY id`); err != nil {

@@ -23,6 +23,9 @@ type bulkText struct {
 	rows []db.TextRow
 	ch   chan []db.TextRow
 	done chan error
+	// merge, set before ch closes, has the builder merge its full-text
+	// index into one segment after the last rows.
+	merge bool
 	// lost is set when a sync found the mark gone (another sync finished the
 	// bulk load by rebuilding the full-text index): from then on the syncs
 	// index their text themselves and nothing is copied at the end.
@@ -40,7 +43,7 @@ func (ix *Index) startBulkText(ctx context.Context) (*bulkText, error) {
 	b := &bulkText{owner: hex.EncodeToString(token[:])}
 	began := false
 	err := ix.Store.InTx(ctx, func(tx *db.Tx) (err error) {
-		began, err = tx.BeginBulkText(ctx, b.owner)
+		began, err = tx.BeginBulk(ctx, b.owner)
 		return err
 	})
 	if err != nil || !began {
@@ -49,7 +52,7 @@ func (ix *Index) startBulkText(ctx context.Context) (*bulkText, error) {
 	if b.builder, err = ix.Store.NewTextBuilder(ctx); err != nil {
 		// Without a scratch database, finish the (empty) bulk load at
 		// once and import as sync does.
-		return nil, ix.finishBulkText(ctx)
+		return nil, ix.finishBulk(ctx)
 	}
 	// One batch in flight and one being built: memory stays flat, and the
 	// syncs wait when the builder falls behind.
@@ -61,6 +64,9 @@ func (ix *Index) startBulkText(ctx context.Context) (*bulkText, error) {
 			if err == nil {
 				err = b.builder.Add(ctx, rows)
 			}
+		}
+		if err == nil && b.merge && !b.lost {
+			err = b.builder.Merge(ctx)
 		}
 		b.done <- err
 	}()
@@ -87,15 +93,19 @@ func (b *bulkText) stop() error {
 	return <-b.done
 }
 
-// endBulkText copies the full-text index the builder made into the index
-// (merged into one segment first when merge is set), which ends the bulk
-// load, and reports whether it did. If the copy fails, the full-text index
-// is rebuilt from the decisions table instead; if another sync finished
-// the bulk load, the syncs since have indexed the text.
+// endBulkText ends the bulk load: the indexes it dropped are created again
+// on the index's connection while the builder indexes the last rows (and
+// merges its full-text index into one segment, when merge is set), then
+// the builder's full-text index is copied in. It reports whether it was.
+// If the copy fails, the full-text index is rebuilt from the decisions
+// table instead; if another sync finished the bulk load, the syncs since
+// have indexed the text.
 func (ix *Index) endBulkText(ctx context.Context, b *bulkText, merge bool) (copied bool, err error) {
-	err = b.stop()
-	if err == nil && !b.lost && merge {
-		err = b.builder.Merge(ctx)
+	b.merge = merge
+	close(b.ch)
+	err = ix.Store.InTx(ctx, func(tx *db.Tx) error { return tx.FinishBulkIndexes(ctx) })
+	if berr := <-b.done; err == nil {
+		err = berr
 	}
 	if err == nil && !b.lost {
 		err = b.builder.CopyInto(ctx, ix.Store.Path, b.owner)
@@ -108,7 +118,7 @@ func (ix *Index) endBulkText(ctx context.Context, b *bulkText, merge bool) (copi
 		return false, nil
 	}
 	if err != nil {
-		return false, ix.finishBulkText(ctx)
+		return false, ix.finishBulk(ctx)
 	}
 	return copied, nil
 }
@@ -122,9 +132,8 @@ func (b *bulkText) abort() {
 
 // finishBulkText finishes a pending bulk load, whichever process started
 // it, by rebuilding the full-text index from the decisions table.
-func (ix *Index) finishBulkText(ctx context.Context) error {
+func (ix *Index) finishBulk(ctx context.Context) error {
 	return ix.Store.InTx(ctx, func(tx *db.Tx) error {
-		_, err := tx.FinishBulkText(ctx)
-		return err
+		return tx.FinishBulk(ctx)
 	})
 }

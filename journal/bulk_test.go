@@ -36,13 +36,35 @@ func bulkSource(tb testing.TB, dir string, n int) string {
 	return path
 }
 
-// syncedDump is the index sync makes of a decision journal.
+// syncedDump is the index sync makes of a decision journal, and the
+// definitions of its indexes.
 func syncedDump(tb testing.TB, journal string) string {
 	tb.Helper()
 	e := newTestEnv(tb)
 	e.write(project.DecisionsFile, journal)
 	e.sync()
-	return e.indexDump()
+	return e.bulkDump()
+}
+
+// bulkDump is indexDump with the definitions of the tables' indexes, which
+// a bulk load drops and creates again.
+func (e *testEnv) bulkDump() string {
+	e.tb.Helper()
+	var defs []string
+	if err := e.store.DB.Select(&defs, `SELECT name || ': ' || coalesce(sql, '') FROM sqlite_master WHERE type = 'index' ORDER BY name`); err != nil {
+		e.tb.Fatal(err)
+	}
+	return strings.Join(defs, "\n") + "\n" + e.indexDump()
+}
+
+// indexCount counts the indexes of a table.
+func (e *testEnv) indexCount(table string) int {
+	e.tb.Helper()
+	var n int
+	if err := e.store.DB.Get(&n, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, table); err != nil {
+		e.tb.Fatal(err)
+	}
+	return n
 }
 
 // bulkPending reports whether the index holds a bulk load's mark.
@@ -81,7 +103,7 @@ func TestBulkImportIndexesAsSyncDoes(t *testing.T) {
 	if _, err := os.Stat(db.BulkTextPath(e.proj.DB)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the scratch database is left behind: %v", err)
 	}
-	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
 		t.Errorf("the bulk import's index differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }
@@ -115,6 +137,9 @@ func TestBulkImportCutShort(t *testing.T) {
 			if missing == 0 {
 				t.Fatal("every decision has its full-text entry already: the test cuts nothing short")
 			}
+			if n := e.indexCount("decisions"); n != 1 {
+				t.Fatalf("decisions has %d indexes half-way; want the id's alone", n)
+			}
 			// The next command: a new process opens the index and syncs.
 			if err := e.store.Close(); err != nil {
 				t.Fatal(err)
@@ -132,7 +157,7 @@ func TestBulkImportCutShort(t *testing.T) {
 			if n := strings.Count(journal, "\n"); n != want {
 				t.Fatalf("the journal holds %d lines; want %d", n, want)
 			}
-			if got, want := e.indexDump(), syncedDump(t, journal); got != want {
+			if got, want := e.bulkDump(), syncedDump(t, journal); got != want {
 				t.Errorf("the index after the next sync differs from sync's:\n%s", golden.FirstDiff(got, want))
 			}
 		})
@@ -159,7 +184,7 @@ func TestBulkImportFinishedByAnotherSync(t *testing.T) {
 		return nil
 	})
 	e.importFiles(ImportOptions{}, src)
-	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
 		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }
@@ -177,7 +202,7 @@ func TestBulkImportOnlyIntoAnEmptyIndex(t *testing.T) {
 		return nil
 	})
 	e.importFiles(ImportOptions{}, src)
-	if got, want := e.indexDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
 		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }
@@ -189,7 +214,7 @@ func TestBulkPendingFinishedBySyncBatch(t *testing.T) {
 	e := newTestEnv(t)
 	e.sync()
 	err := e.store.InTx(e.ctx, func(tx *db.Tx) error {
-		began, err := tx.BeginBulkText(e.ctx, "another process")
+		began, err := tx.BeginBulk(e.ctx, "another process")
 		if err == nil && !began {
 			err = errors.New("no bulk load began on an empty index")
 		}
@@ -207,7 +232,41 @@ func TestBulkPendingFinishedBySyncBatch(t *testing.T) {
 	if e.bulkPending() {
 		t.Fatal("the sync left another process's bulk load pending")
 	}
-	if got, want := e.indexDump(), syncedDump(t, journal); got != want {
+	if got, want := e.bulkDump(), syncedDump(t, journal); got != want {
 		t.Errorf("the index differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
+
+// A migration finishes a bulk load cut short before it changes the schema:
+// the indexes it dropped are created as they were, the full-text index
+// rebuilt.
+func TestBulkImportCutShortThenMigrated(t *testing.T) {
+	src := bulkSource(t, t.TempDir(), importFlushRecords+10)
+	e := newTestEnv(t)
+	crash := errors.New("crash")
+	withImportFlushHook(t, func(int) error { return crash })
+	if _, err := e.ix.Import(e.ctx, []string{src}, ImportOptions{}); !errors.Is(err, crash) {
+		t.Fatalf("Import: %v; want the injected crash", err)
+	}
+	afterImportFlush = nil
+	// As if the index were of the schema before this binary's.
+	if _, err := e.store.DB.Exec(`PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	if e.bulkPending() {
+		t.Fatal("the bulk load is still pending after the migration")
+	}
+	// The migration alone finished it (every line the import appended was
+	// indexed before the crash).
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the index after the migration differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+	e.sync()
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the index after the migration and a sync differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }

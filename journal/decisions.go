@@ -57,7 +57,7 @@ func (k decisionKind) Begin(ctx context.Context, tx *db.Tx, st *db.FileState) (B
 func (decisionKind) Reset(ctx context.Context, tx *db.Tx, fileID int64) error {
 	// The full-text entries are deleted with the text they indexed: a bulk
 	// load's must all be there first.
-	if _, err := tx.FinishBulkText(ctx); err != nil {
+	if err := tx.FinishBulk(ctx); err != nil {
 		return err
 	}
 	return tx.ResetDecisions(ctx, fileID)
@@ -217,7 +217,7 @@ func (b *decisionBatch) Done(ctx context.Context) ([]Problem, error) {
 		// Another process's bulk load is pending: finish it (its rebuild
 		// indexes this batch's decisions too), so that no decision this
 		// sync adds or answers from lacks its full-text entry.
-		if _, err := b.tx.FinishBulkText(ctx); err != nil {
+		if err := b.tx.FinishBulk(ctx); err != nil {
 			return nil, err
 		}
 	case b.decisions > 0:

@@ -241,7 +241,7 @@ func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error)
 	if bulk && ix.bulk == nil {
 		// Another process's bulk load is pending (running, or cut short):
 		// the full-text index lacks its decisions until it is finished.
-		if err := ix.finishBulkText(ctx); err != nil {
+		if err := ix.finishBulk(ctx); err != nil {
 			return rep, err
 		}
 	}
