@@ -141,13 +141,21 @@ func TestBulkImportCutShort(t *testing.T) {
 				t.Fatalf("decisions has %d indexes half-way; want the id's alone", n)
 			}
 			// The next command: a new process opens the index and syncs.
+			// A crash leaves the scratch database behind, too.
 			if err := e.store.Close(); err != nil {
+				t.Fatal(err)
+			}
+			scratch := db.BulkTextPath(e.proj.DB)
+			if err := os.WriteFile(scratch, []byte("left by a crash"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			e.open()
 			e.sync()
 			if e.bulkPending() {
 				t.Fatal("the bulk load is still pending after the next sync")
+			}
+			if _, err := os.Stat(scratch); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the scratch database a crash left is still there: %v", err)
 			}
 			journal := e.read(project.DecisionsFile)
 			want := importFlushRecords

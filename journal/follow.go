@@ -244,6 +244,11 @@ func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error)
 		if err := ix.finishBulk(ctx); err != nil {
 			return rep, err
 		}
+		// The scratch database of a load cut short by a crash (one still
+		// running has it open, and finds its mark gone).
+		if err := db.Remove(db.BulkTextPath(ix.Store.Path)); err != nil {
+			return rep, err
+		}
 	}
 	byPath := make(map[string]db.FileState, len(states))
 	for _, st := range states {
