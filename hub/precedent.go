@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -124,7 +125,11 @@ func (h *hubIndex) sampleLength(ctx context.Context) (float64, error) {
 // GIN index of the weighted tsvector (each word a plainto_tsquery, so any
 // text is a word, never an operator), on SQLite the FTS5 index (each word
 // quoted), newest first by seq.
-func (h *hubIndex) Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error) {
+//
+// The lower bound (from) cuts the newest n, not the query: the result is
+// the same, and with the bound in the query TestEvalPrecedentOnHub's
+// searches on the two hubs took 234 s instead of 8.
+func (h *hubIndex) Holders(ctx context.Context, words []string, from, before int64, n int) ([]int64, error) {
 	if before <= 0 {
 		before = math.MaxInt64
 	}
@@ -147,8 +152,13 @@ func (h *hubIndex) Holders(ctx context.Context, words []string, before int64, n 
 		args = []any{precedent.MatchAll(words), before, h.project, n}
 	}
 	var seqs []int64
-	err := h.s.DB.SelectContext(ctx, &seqs, h.s.q(q), args...)
-	return seqs, err
+	if err := h.s.DB.SelectContext(ctx, &seqs, h.s.q(q), args...); err != nil {
+		return nil, err
+	}
+	if i := slices.IndexFunc(seqs, func(s int64) bool { return s < from }); i >= 0 {
+		seqs = seqs[:i]
+	}
+	return seqs, nil
 }
 
 // Span counts the decisions in scope from seq from on: across projects the

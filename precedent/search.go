@@ -144,9 +144,9 @@ type Index interface {
 	// average length in tokens (Length of each of the four fields, summed).
 	Totals(ctx context.Context) (rows int64, avgdl float64, err error)
 	// Holders returns the n newest decisions holding every one of words
-	// (each a token of Tokens), newest first; only those older than before
-	// when before > 0.
-	Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error)
+	// (each a token of Tokens), newest first: only those with a seq of at
+	// least from, and older than before when before > 0.
+	Holders(ctx context.Context, words []string, from, before int64, n int) ([]int64, error)
 	// Span is how many of the index's decisions have a seq of at least
 	// from.
 	Span(ctx context.Context, from int64) (int64, error)
@@ -175,22 +175,23 @@ func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
 	return st.rows, st.avgdl, err
 }
 
-func (l *localIndex) Holders(ctx context.Context, words []string, before int64, n int) ([]int64, error) {
+func (l *localIndex) Holders(ctx context.Context, words []string, from, before int64, n int) ([]int64, error) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
 	var rows *sql.Rows
 	var err error
-	if len(words) == 1 && before <= 0 {
+	if len(words) == 1 {
 		if l.one == nil {
-			if l.one, err = l.store.DB.PrepareContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? ORDER BY rowid DESC LIMIT ?`); err != nil {
+			if l.one, err = l.store.DB.PrepareContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ? AND rowid < ?
+				ORDER BY rowid DESC LIMIT ?`); err != nil {
 				return nil, fmt.Errorf("precedent: search: %w", err)
 			}
 		}
-		rows, err = l.one.QueryContext(ctx, quote(words[0]), n)
+		rows, err = l.one.QueryContext(ctx, quote(words[0]), from, before, n)
 	} else {
-		if before <= 0 {
-			before = math.MaxInt64
-		}
-		rows, err = l.store.DB.QueryContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid < ?
-			ORDER BY rowid DESC LIMIT ?`, MatchAll(words), before, n)
+		rows, err = l.store.DB.QueryContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ? AND rowid < ?
+			ORDER BY rowid DESC LIMIT ?`, MatchAll(words), from, before, n)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
@@ -380,9 +381,17 @@ func rankCount(k int) int {
 func newestHolders(ctx context.Context, idx Index, tokens []string, n int) (pool []int64, held map[int64][]bool, hits []float64, err error) {
 	lists := make([][]int64, len(tokens))
 	held = map[int64][]bool{}
+	// No decision older than a word's n-th newest holder can be in the
+	// pool (that word alone has n newer), so each lookup reads down to
+	// the highest such floor found so far: a common word's list stops
+	// there instead of reading n rows.
+	floor := int64(0)
 	for j, tok := range tokens {
-		if lists[j], err = idx.Holders(ctx, []string{tok}, 0, n); err != nil {
+		if lists[j], err = idx.Holders(ctx, []string{tok}, floor, 0, n); err != nil {
 			return nil, nil, nil, err
+		}
+		if len(lists[j]) == n {
+			floor = max(floor, lists[j][n-1])
 		}
 		for _, s := range lists[j] {
 			if held[s] == nil {
@@ -425,7 +434,7 @@ func olderHolders(ctx context.Context, idx Index, tokens []string, hits []float6
 	if len(tokens) < 2 || oldest == 0 || slices.Min(hits) > maxAllHits {
 		return nil, nil
 	}
-	return idx.Holders(ctx, rarest(tokens, hits, allTerms), oldest, k*4)
+	return idx.Holders(ctx, rarest(tokens, hits, allTerms), 0, oldest, k*4)
 }
 
 // maxAllHits bounds the (estimated) decisions holding a query's rarest

@@ -1,0 +1,63 @@
+package precedent
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// unbounded is the local index with every lookup's lower bound dropped: the
+// lists newestHolders read before it bounded them.
+type unbounded struct{ *localIndex }
+
+func (u unbounded) Holders(ctx context.Context, words []string, from, before int64, n int) ([]int64, error) {
+	return u.localIndex.Holders(ctx, words, 0, before, n)
+}
+
+// counting counts the rowids a lookup returns.
+type counting struct {
+	Index
+	rows *int
+}
+
+func (c counting) Holders(ctx context.Context, words []string, from, before int64, n int) ([]int64, error) {
+	seqs, err := c.Index.Holders(ctx, words, from, before, n)
+	*c.rows += len(seqs)
+	return seqs, err
+}
+
+// Bounding each word's lookup below by the floor the words before it set
+// changes no search's candidates or scores, on every query of the
+// evaluation corpus, for pools that the corpus's common words fill; and it
+// reads fewer rows.
+func TestHolderFloorChangesNothing(t *testing.T) {
+	lines, queries := loadCorpus(t)
+	store := evalIndex(t, lines, 0)
+	ctx := context.Background()
+	for _, pool := range []int{20, 100, 500} {
+		var bounded, all int
+		for _, q := range queries {
+			tokens := QueryTerms(q.Query)
+			if len(tokens) == 0 {
+				continue
+			}
+			opts := Options{K: 3, Category: q.Category, Pool: pool}
+			opts.defaults()
+			got, err := score(ctx, counting{&localIndex{store: store}, &bounded}, tokens, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := score(ctx, counting{unbounded{&localIndex{store: store}}, &all}, tokens, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+				t.Fatalf("pool %d, %s %q: with the floor\n%s\nwithout\n%s", pool, q.ID, q.Query, g, w)
+			}
+		}
+		t.Logf("pool %d: %d rows read with the floor, %d without", pool, bounded, all)
+		if bounded >= all {
+			t.Errorf("pool %d: the floor read %d rows, no fewer than %d without it", pool, bounded, all)
+		}
+	}
+}
