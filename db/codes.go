@@ -1,9 +1,12 @@
 package db
 
 import (
+	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Enumerations the index stores as small integers (schema v7, migration
@@ -102,4 +105,46 @@ func EventTSTextSQL(ts, atNS string) string {
 // (an index of the codes) rather than every row's rendered text.
 func CategoryFilter(alias string) (cond string, arg func(category string) any) {
 	return alias + ".category_code = ?", func(category string) any { return Code("category", category) }
+}
+
+// confidenceCode is ConfidenceCodeSQL in Go: hundredths as an integer when
+// k / 100 is the very double given (Go and SQLite divide alike, IEEE
+// rounding), the float otherwise, nil for none.
+func confidenceCode(c sql.NullFloat64) any {
+	if !c.Valid {
+		return nil
+	}
+	if k := math.Round(c.Float64 * 100); c.Float64 > 0 && k/100 == c.Float64 {
+		return int64(k)
+	}
+	return c.Float64
+}
+
+// canonicalTS is SQLite's strftime('%Y-%m-%dT%H:%M:%SZ', ns / 1000000000,
+// 'unixepoch') for the times Go renders alike (1970 on: an int64 of
+// nanoseconds ends in 2262), and false for the others.
+func canonicalTS(ns int64) (string, bool) {
+	if ns < 0 {
+		return "", false
+	}
+	return time.Unix(ns/1e9, 0).UTC().Format("2006-01-02T15:04:05Z"), true
+}
+
+// storedTSText is TSTextSQL in Go: "" when ts is the canonical rendering of
+// ts_ns, ts otherwise (and where canonicalTS cannot tell: keeping the text
+// is always right).
+func storedTSText(ts string, ns sql.NullInt64) string {
+	if c, ok := canonicalTS(ns.Int64); ok && ns.Valid && c == ts {
+		return ""
+	}
+	return ts
+}
+
+// storedEventTSText is EventTSTextSQL in Go: NULL when ts is the canonical
+// rendering of at_ns, ts otherwise.
+func storedEventTSText(ts string, atNS int64) any {
+	if c, ok := canonicalTS(atNS); ok && c == ts {
+		return nil
+	}
+	return ts
 }
