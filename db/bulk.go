@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -170,15 +169,9 @@ func (s *Store) NewTextBuilder(ctx context.Context) (*TextBuilder, error) {
 	if err := Remove(path); err != nil {
 		return nil, err
 	}
-	q := url.Values{}
-	q.Add("_pragma", "page_size(16384)")
-	q.Add("_pragma", "busy_timeout(10000)")
 	// Scratch: a crash loses it, and the mark makes the next command
 	// rebuild the full-text index instead.
-	q.Add("_pragma", "journal_mode(OFF)")
-	q.Add("_pragma", "synchronous(OFF)")
-	q.Set("_txlock", "immediate")
-	sdb, err := sqlx.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	sdb, err := sqlx.Open("sqlite", dsn(path, false, "journal_mode(OFF)", "synchronous(OFF)"))
 	if err != nil {
 		return nil, fmt.Errorf("bulk load: %w", err)
 	}

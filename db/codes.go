@@ -59,22 +59,22 @@ func Code(column, v string) any {
 // CodeSQL is the SQL of what column_code stores for the text expression
 // given (Code in SQL).
 func CodeSQL(column, expr string) string {
-	var b strings.Builder
-	b.WriteString("CASE " + expr)
-	for i, v := range CodeValues(column) {
-		fmt.Fprintf(&b, " WHEN '%s' THEN %d", v, i)
-	}
-	b.WriteString(" ELSE " + expr + " END")
-	return b.String()
+	return caseSQL(column, expr, func(i int, v string) string { return fmt.Sprintf(" WHEN '%s' THEN %d", v, i) })
 }
 
 // TextSQL is the SQL of the text a code expression stands for: the
 // expression of column's virtual column in migration 00007.
 func TextSQL(column, expr string) string {
+	return caseSQL(column, expr, func(i int, v string) string { return fmt.Sprintf(" WHEN %d THEN '%s'", i, v) })
+}
+
+// caseSQL maps expr through column's codes, one WHEN per code as when
+// gives it, and leaves any other value as it is.
+func caseSQL(column, expr string, when func(code int, text string) string) string {
 	var b strings.Builder
 	b.WriteString("CASE " + expr)
 	for i, v := range CodeValues(column) {
-		fmt.Fprintf(&b, " WHEN %d THEN '%s'", i, v)
+		b.WriteString(when(i, v))
 	}
 	b.WriteString(" ELSE " + expr + " END")
 	return b.String()

@@ -55,14 +55,20 @@ type Options struct {
 // pragma is in the DSN, because db.Exec("PRAGMA …") reaches one pooled
 // connection only.
 func DSN(path string, readOnly bool) string {
+	return dsn(path, readOnly, "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)")
+}
+
+// dsn is the connection string of a database orbit opens at path: its page
+// size and busy timeout, the pragmas given, immediate transactions.
+func dsn(path string, readOnly bool, pragmas ...string) string {
 	q := url.Values{}
 	// page_size takes effect only when the file is created (a no-op after):
 	// 16 KiB pages load a 1M-decision journal about 15% faster than 4 KiB.
 	q.Add("_pragma", "page_size(16384)")
 	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(1)")
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
 	q.Set("_txlock", "immediate")
 	if readOnly {
 		q.Set("mode", "ro")

@@ -269,7 +269,7 @@ func (ix *Index) Sync(ctx context.Context, opts SyncOptions) (SyncReport, error)
 // mergeTextAfter is how many decisions a sync or an import adds before it
 // merges the full-text index into one segment (db.Store.MergeText): a
 // search looks each word up in every segment, and loading a journal in
-// batches leaves dozens (25 after importing 1M decisions, and 10-16% of an
+// batches leaves dozens (25 after importing 1M decisions, and 9-16% of an
 // `orbit precedent`'s instructions spent seeking in them). The merge
 // rewrites the whole full-text index, about 3 s at 1M.
 var mergeTextAfter = 100_000
