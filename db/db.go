@@ -352,6 +352,8 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 type Tx struct {
 	*sqlx.Tx
 	stmts map[string]*sqlx.Stmt
+	// canon is InsertDecision's scratch space for a row's canonical text.
+	canon []byte
 }
 
 // stmt returns the prepared statement for query, preparing it once per

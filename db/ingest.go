@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -186,16 +185,22 @@ func CanonicalDecisionSQL(p string) string {
 // expression given by col.
 func canonicalDecisionSQL(col func(string) string) string {
 	q := func(c string) string { return "json_quote(" + col(c) + ")" }
-	conf := col("confidence")
 	return `'{"id":' || ` + q("id") + ` || ',"iteration":' || ` + col("iteration") + ` || ',"ts":' || ` + q("ts") +
 		` || ',"tier":' || ` + q("tier") + ` || ',"depth":' || ` + q("depth") + ` || ',"category":' || ` + q("category") +
 		` || ',"input":' || ` + q("input") + ` || ',"decision":' || ` + q("decision") + ` || ',"reason":' || ` + q("reason") +
 		` || ',"next_action":' || ` + q("next_action") + ` || ',"verification":' || ` + q("verification") +
 		` || ',"retrograde":{"previous_id":' || ` + q("retro_prev_id") + ` || ',"outcome":' || ` + q("retro_outcome") + ` || '}'` +
-		` || iif(` + conf + ` IS NULL, '', ',"confidence":' || iif(` + conf + ` = CAST(` + conf + ` AS INTEGER), CAST(` + conf + ` AS INTEGER), ` + q("confidence") + `))` +
+		` || iif(` + col("confidence") + ` IS NULL, '', ',"confidence":' || ` + confidenceTextSQL(col("confidence")) + `)` +
 		` || iif(` + col("requestor") + ` = '', '', ',"requestor":' || ` + q("requestor") + `)` +
 		` || iif(` + col("context") + ` = '', '', ',"context":' || ` + q("context") + `)` +
 		` || iif(` + col("request_id") + ` = '', '', ',"request_id":' || ` + q("request_id") + `) || '}'`
+}
+
+// confidenceTextSQL is the SQL of how the canonical text renders the
+// confidence expression given (not NULL): an integer as one, any other
+// value with json_quote.
+func confidenceTextSQL(conf string) string {
+	return `iif(` + conf + ` = CAST(` + conf + ` AS INTEGER), CAST(` + conf + ` AS INTEGER), json_quote(` + conf + `))`
 }
 
 // DecisionRawSQL is the SQL of the exact text of the decision row aliased
@@ -207,8 +212,8 @@ func DecisionRawSQL(alias string) string {
 	return `CASE WHEN ` + p + `raw = '' THEN ` + CanonicalDecisionSQL(p) + ` ELSE ` + p + `raw END`
 }
 
-// decisionParams are the columns InsertDecision binds, in order: ?1 is id,
-// ?7 ts, ?8 ts_ns, ?23 raw.
+// decisionParams are a decision's fields, in the order of the stored
+// columns DecisionStoredSQL computes from them (and InsertDecision binds).
 var decisionParams = []string{"id", "file_id", "line", "line_end", "byte_offset", "iteration", "ts", "ts_ns", "tier", "depth",
 	"category", "input", "decision", "reason", "next_action", "verification", "retro_prev_id", "retro_outcome", "confidence",
 	"requestor", "context", "request_id", "raw"}
@@ -255,32 +260,16 @@ func DecisionStoredSQL(field func(string) string) (cols, vals []string) {
 	return cols, vals
 }
 
-// storedParams are the stored columns InsertDecision computes in Go and
-// binds after decisionParams (?24 on), rather than have SQLite evaluate
-// DecisionStoredSQL's expressions for them at every insert (the CASEs and
-// strftime were 6% more instructions per imported decision). Each Go
-// function stores what the SQL would, or keeps the text where it cannot
-// tell (storedTSText); a test holds them to the SQL.
-var storedParams = []string{"line_span", "ts_text", "tier_code", "depth_code", "category_code", "decision_code",
-	"verification_code", "retro_outcome_code", "confidence_code"}
-
-// insertDecision is a one-row INSERT … VALUES (the stored values computed
-// in Go or from the numbered parameters: the canonical text of raw), not
-// an INSERT … SELECT: SQLite writes every page a multi-row statement
-// changes to a statement journal first (a temp file), which was a third of
-// an import's CPU.
+// insertDecision is a one-row INSERT … VALUES of the stored columns, each
+// value computed in Go (storedDecision), not an INSERT … SELECT: SQLite
+// writes every page a multi-row statement changes to a statement journal
+// first (a temp file), which was a third of an import's CPU. Computing them
+// in SQL (DecisionStoredSQL's CASEs, strftime, the canonical text of raw
+// with json_quote) took numbered parameters, which cost a name lookup per
+// bound value, and a sixth of the insert's instructions.
 var insertDecision = func() string {
-	num := map[string]string{}
-	for i, c := range decisionParams {
-		num[c] = fmt.Sprintf("?%d", i+1)
-	}
-	cols, vals := DecisionStoredSQL(func(c string) string { return num[c] })
-	for i, c := range cols {
-		if j := slices.Index(storedParams, c); j >= 0 {
-			vals[i] = fmt.Sprintf("?%d", len(decisionParams)+j+1)
-		}
-	}
-	return `INSERT INTO decisions (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(vals, ", ") + `)
+	cols, _ := DecisionStoredSQL(func(c string) string { return c })
+	return `INSERT INTO decisions (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Repeat("?, ", len(cols)-1) + `?)
 	ON CONFLICT (id) DO NOTHING`
 }()
 
@@ -291,13 +280,16 @@ func (tx *Tx) InsertDecision(ctx context.Context, d *DecisionRow) (bool, error) 
 	if err != nil {
 		return false, err
 	}
-	res, err := st.ExecContext(ctx, d.ID, d.FileID, d.Line, d.LineEnd, d.ByteOffset, d.Iteration, d.TS, d.TSNS, d.Tier, d.Depth,
-		d.Category, d.Input, d.Decision, d.Reason, d.NextAction, d.Verification, d.RetroPrevID, d.RetroOutcome, d.Confidence,
-		d.Requestor, d.Context, d.RequestID, d.Raw,
-		// storedParams
-		d.LineEnd-d.Line, storedTSText(d.TS, d.TSNS), Code("tier", d.Tier), Code("depth", d.Depth), Code("category", d.Category),
-		Code("decision", d.Decision), Code("verification", d.Verification), Code("retro_outcome", d.RetroOutcome),
-		confidenceCode(d.Confidence))
+	raw, err := tx.storedRaw(ctx, d)
+	if err != nil {
+		return false, err
+	}
+	// DecisionStoredSQL's columns, in decisionParams' order, with what Go
+	// stores for each (held to the SQL by codes_internal_test.go).
+	res, err := st.ExecContext(ctx, d.ID, d.FileID, d.Line, d.LineEnd-d.Line, d.ByteOffset, d.Iteration, storedTSText(d.TS, d.TSNS), d.TSNS,
+		Code("tier", d.Tier), Code("depth", d.Depth), Code("category", d.Category), d.Input, Code("decision", d.Decision), d.Reason,
+		d.NextAction, Code("verification", d.Verification), d.RetroPrevID, Code("retro_outcome", d.RetroOutcome),
+		confidenceCode(d.Confidence), d.Requestor, d.Context, d.RequestID, raw)
 	if err != nil {
 		return false, fmt.Errorf("index decision %s: %w", d.ID, err)
 	}
