@@ -61,3 +61,40 @@ func TestHolderFloorChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// The local index finds the pool in one pass (the tokens' lists merged
+// newest first, cut at the pool's n-th decision): the same candidates and
+// scores as each word's unbounded list of its newest holders, on every
+// query of the evaluation corpus, for pools the corpus fills and pools it
+// does not.
+func TestMergedPoolChangesNothing(t *testing.T) {
+	lines, queries := loadCorpus(t)
+	store := evalIndex(t, lines, 0)
+	ctx := context.Background()
+	var local Index = &localIndex{store: store}
+	if _, ok := local.(pooler); !ok {
+		t.Fatal("the local index does not merge the lists: this test compares nothing")
+	}
+	for _, pool := range []int{1, 20, 100, 500, 5000} {
+		var all int
+		for _, q := range queries {
+			tokens := QueryTerms(q.Query)
+			if len(tokens) == 0 {
+				continue
+			}
+			opts := Options{K: 3, Category: q.Category, Pool: pool}
+			opts.defaults()
+			got, err := score(ctx, local, tokens, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := score(ctx, counting{unbounded{&localIndex{store: store}}, &all}, tokens, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+				t.Fatalf("pool %d, %s %q: merged\n%s\nword by word\n%s", pool, q.ID, q.Query, g, w)
+			}
+		}
+	}
+}

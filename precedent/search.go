@@ -219,6 +219,53 @@ func scanSeqs(rows *sql.Rows, n int) ([]int64, error) {
 	return seqs, rows.Err()
 }
 
+// pool reads the tokens' lists of holders merged newest first (a UNION
+// ALL of one FTS5 lookup per token, which SQLite merges along the rowid
+// order FTS5 gives each, pulling rows only as they are read) and stops at
+// the n-th distinct decision: each list is read down to the pool's oldest
+// decision and no further. Looking each token up in turn (floorPool) read
+// 2.3 times as many rows on the bench's evaluation queries at 1M decisions
+// (22,790 rows against 9,878, the twenty together), and a 1M orbit precedent
+// takes 13-24% fewer instructions on queries of seven and ten words.
+func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64, []uint64, error) {
+	var q strings.Builder
+	args := make([]any, len(tokens))
+	for j, tok := range tokens {
+		if j > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&q, "SELECT rowid, %d FROM decisions_fts WHERE decisions_fts MATCH ?", j)
+		args[j] = quote(tok)
+	}
+	q.WriteString(" ORDER BY 1 DESC")
+	rows, err := l.store.DB.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("precedent: search: %w", err)
+	}
+	defer rows.Close()
+	var pool []int64
+	var held []uint64
+	for rows.Next() {
+		var s int64
+		var j int
+		if err := rows.Scan(&s, &j); err != nil {
+			return nil, nil, fmt.Errorf("precedent: search: %w", err)
+		}
+		if len(pool) == 0 || pool[len(pool)-1] != s {
+			if len(pool) == n {
+				break
+			}
+			pool = append(pool, s)
+			held = append(held, 0)
+		}
+		held[len(held)-1] |= 1 << j
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("precedent: search: %w", err)
+	}
+	return pool, held, nil
+}
+
 func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
 	var top int64
 	if err := l.store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
@@ -309,17 +356,20 @@ func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 	}
 	// The decisions worth reading: by the idf of the words they hold, the
 	// newer first among equals (pool is newest first, the sort stable).
-	rough := make(map[int64]float64, len(pool))
-	for _, seq := range pool {
-		for j, h := range held[seq] {
-			if h {
-				rough[seq] += idfs[j]
+	worth := make([]rough, len(pool))
+	for i, seq := range pool {
+		worth[i].seq = seq
+		for j := range tokens {
+			if held[i]&(1<<j) != 0 {
+				worth[i].idf += idfs[j]
 			}
 		}
 	}
-	slices.SortStableFunc(pool, func(a, b int64) int { return cmp.Compare(rough[b], rough[a]) })
-	if n := readCount(opts.K); len(pool) > n {
-		pool = pool[:n]
+	slices.SortStableFunc(worth, func(a, b rough) int { return cmp.Compare(b.idf, a.idf) })
+	worth = worth[:min(len(worth), readCount(opts.K))]
+	pool = pool[:len(worth)]
+	for i, w := range worth {
+		pool[i] = w.seq
 	}
 	older, err := olderHolders(ctx, idx, tokens, hits, oldestFull, opts.K)
 	if err != nil {
@@ -360,6 +410,13 @@ func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 	return scored, nil
 }
 
+// rough is a pool decision and the sum of the idf of the query words it
+// holds.
+type rough struct {
+	seq int64
+	idf float64
+}
+
 // readCount is how many decisions a search reads in full and scores: three
 // times what ranking looks at (see rank), which on the evaluation corpus
 // holds every one of bm25's ten best for every query.
@@ -373,53 +430,70 @@ func rankCount(k int) int {
 }
 
 // newestHolders finds the pool (the n newest decisions holding any token,
-// newest first), which decisions of it hold each token, and how many do:
-// one lookup per token, its n newest holders. The pool is the n newest of
-// their union, so every token's list reaches back past the pool's oldest
-// decision (or holds all its holders): what each token holds within the
-// pool is exact, from the index's lists alone.
-func newestHolders(ctx context.Context, idx Index, tokens []string, n int) (pool []int64, held map[int64][]bool, hits []float64, err error) {
-	lists := make([][]int64, len(tokens))
-	held = map[int64][]bool{}
+// newest first), which tokens each of them holds (bit j for tokens[j]), and
+// how many of the pool hold each token. What each token holds within the
+// pool is exact, from the index's lists alone: an index that finds the pool
+// in one pass (a pooler) reads each token's list down to the pool's oldest
+// decision; any other is asked for each token's newest holders (floorPool).
+func newestHolders(ctx context.Context, idx Index, tokens []string, n int) (pool []int64, held []uint64, hits []float64, err error) {
+	if p, ok := idx.(pooler); ok {
+		pool, held, err = p.pool(ctx, tokens, n)
+	} else {
+		pool, held, err = floorPool(ctx, idx, tokens, n)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	hits = make([]float64, len(tokens))
+	for _, m := range held {
+		for j := range tokens {
+			if m&(1<<j) != 0 {
+				hits[j]++
+			}
+		}
+	}
+	return pool, held, hits, nil
+}
+
+// A pooler finds a search's pool in one pass over the tokens' lists
+// merged newest first (see localIndex.pool).
+type pooler interface {
+	pool(ctx context.Context, tokens []string, n int) (pool []int64, held []uint64, err error)
+}
+
+// floorPool finds the pool with one lookup per token, its n newest holders.
+// The pool is the n newest of their union, so every token's list reaches
+// back past the pool's oldest decision (or holds all its holders).
+func floorPool(ctx context.Context, idx Index, tokens []string, n int) ([]int64, []uint64, error) {
+	var pool []int64
+	mask := map[int64]uint64{}
 	// No decision older than a word's n-th newest holder can be in the
 	// pool (that word alone has n newer), so each lookup reads down to
 	// the highest such floor found so far: a common word's list stops
 	// there instead of reading n rows.
 	floor := int64(0)
 	for j, tok := range tokens {
-		if lists[j], err = idx.Holders(ctx, []string{tok}, floor, 0, n); err != nil {
-			return nil, nil, nil, err
+		list, err := idx.Holders(ctx, []string{tok}, floor, 0, n)
+		if err != nil {
+			return nil, nil, err
 		}
-		if len(lists[j]) == n {
-			floor = max(floor, lists[j][n-1])
+		if len(list) == n {
+			floor = max(floor, list[n-1])
 		}
-		for _, s := range lists[j] {
-			if held[s] == nil {
-				held[s] = make([]bool, len(tokens))
+		for _, s := range list {
+			if _, ok := mask[s]; !ok {
 				pool = append(pool, s)
 			}
-			held[s][j] = true
+			mask[s] |= 1 << j
 		}
 	}
 	slices.SortFunc(pool, func(a, b int64) int { return cmp.Compare(b, a) })
-	if len(pool) > n {
-		for _, s := range pool[n:] {
-			delete(held, s)
-		}
-		pool = pool[:n]
+	pool = pool[:min(len(pool), n)]
+	held := make([]uint64, len(pool))
+	for i, s := range pool {
+		held[i] = mask[s]
 	}
-	hits = make([]float64, len(tokens))
-	if len(pool) > 0 {
-		oldest := pool[len(pool)-1]
-		for j, l := range lists {
-			for _, s := range l {
-				if s >= oldest {
-					hits[j]++
-				}
-			}
-		}
-	}
-	return pool, held, hits, nil
+	return pool, held, nil
 }
 
 // olderHolders returns the newest decisions older than a full pool (whose
