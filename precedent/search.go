@@ -125,7 +125,6 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 		return nil, nil
 	}
 	idx := &localIndex{store: store}
-	defer idx.close()
 	if restore, err := store.SmallCache(ctx); err == nil {
 		defer restore()
 	}
@@ -165,9 +164,6 @@ func Score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 // localIndex is a project's own index.
 type localIndex struct {
 	store *db.Store
-	// one is the lookup of one word's newest holders, prepared once for
-	// the search's words.
-	one *sql.Stmt
 }
 
 func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
@@ -179,20 +175,8 @@ func (l *localIndex) Holders(ctx context.Context, words []string, from, before i
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	var rows *sql.Rows
-	var err error
-	if len(words) == 1 {
-		if l.one == nil {
-			if l.one, err = l.store.DB.PrepareContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ? AND rowid < ?
-				ORDER BY rowid DESC LIMIT ?`); err != nil {
-				return nil, fmt.Errorf("precedent: search: %w", err)
-			}
-		}
-		rows, err = l.one.QueryContext(ctx, quote(words[0]), from, before, n)
-	} else {
-		rows, err = l.store.DB.QueryContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ? AND rowid < ?
-			ORDER BY rowid DESC LIMIT ?`, MatchAll(words), from, before, n)
-	}
+	rows, err := l.store.DB.QueryContext(ctx, `SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ? AND rowid >= ? AND rowid < ?
+		ORDER BY rowid DESC LIMIT ?`, MatchAll(words), from, before, n)
 	if err != nil {
 		return nil, fmt.Errorf("precedent: search: %w", err)
 	}
@@ -276,12 +260,6 @@ func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
 
 func (l *localIndex) Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error) {
 	return l.store.Candidates(ctx, seqs)
-}
-
-func (l *localIndex) close() {
-	if l.one != nil {
-		l.one.Close()
-	}
 }
 
 // QueryTerms are the words a search looks for: Tokens, at most maxTerms.
