@@ -2,8 +2,6 @@ package precedent
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -23,6 +21,9 @@ const (
 type ftsStats struct {
 	rows  int64
 	avgdl float64
+	// newest is the newest decision's seq (0 for none): what a full pool's
+	// span of the journal is counted from.
+	newest int64
 }
 
 // fts5FormatVersion is the version of FTS5's storage format (its config
@@ -34,18 +35,23 @@ const fts5FormatVersion = 4
 const ftsColumns = 4
 
 // readStats decodes the full-text index's averages record (its row 1: the
-// row count, then each column's total token count, as SQLite varints). A
-// record of any other shape is an error, not a wrong score.
+// row count, then each column's total token count, as SQLite varints) and
+// reads the newest decision's seq, in one statement. A record of any other
+// shape is an error, not a wrong score.
 func readStats(ctx context.Context, store *db.Store) (ftsStats, error) {
 	var blob []byte
-	err := store.DB.QueryRowxContext(ctx, `SELECT block FROM decisions_fts_data WHERE id = 1`).Scan(&blob)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ftsStats{}, nil
-	}
+	var newest int64
+	err := store.DB.QueryRowContext(ctx, `SELECT (SELECT block FROM decisions_fts_data WHERE id = 1),
+		(SELECT coalesce(max(seq), 0) FROM decisions)`).Scan(&blob, &newest)
 	if err != nil {
 		return ftsStats{}, fmt.Errorf("precedent: index totals: %w", err)
 	}
-	return decodeStats(blob)
+	if blob == nil {
+		return ftsStats{}, nil
+	}
+	st, err := decodeStats(blob)
+	st.newest = newest
+	return st, err
 }
 
 // Length is how many tokens the index counts in text (bm25's document

@@ -164,10 +164,13 @@ func Score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 // localIndex is a project's own index.
 type localIndex struct {
 	store *db.Store
+	// newest is the newest decision's seq, read with the totals.
+	newest int64
 }
 
 func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
 	st, err := readStats(ctx, l.store)
+	l.newest = st.newest
 	return st.rows, st.avgdl, err
 }
 
@@ -230,8 +233,7 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 	var pool []int64
 	var held []uint64
 	for rows.Next() {
-		var s int64
-		var j int
+		var s, j int64
 		if err := rows.Scan(&s, &j); err != nil {
 			return nil, nil, fmt.Errorf("precedent: search: %w", err)
 		}
@@ -250,12 +252,9 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 	return pool, held, nil
 }
 
+// Span counts from the newest decision Totals read: seqs are dense.
 func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
-	var top int64
-	if err := l.store.DB.GetContext(ctx, &top, `SELECT coalesce(max(seq), 0) FROM decisions`); err != nil {
-		return 0, fmt.Errorf("precedent: search: %w", err)
-	}
-	return max(top-from+1, 0), nil
+	return max(l.newest-from+1, 0), nil
 }
 
 func (l *localIndex) Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error) {
@@ -333,7 +332,7 @@ func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 		idfs[j] = idf(st.rows, h)
 	}
 	// The decisions worth reading: by the idf of the words they hold, the
-	// newer first among equals (pool is newest first, the sort stable).
+	// newer first among equals.
 	worth := make([]rough, len(pool))
 	for i, seq := range pool {
 		worth[i].seq = seq
@@ -343,7 +342,12 @@ func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 			}
 		}
 	}
-	slices.SortStableFunc(worth, func(a, b rough) int { return cmp.Compare(b.idf, a.idf) })
+	slices.SortFunc(worth, func(a, b rough) int {
+		if c := cmp.Compare(b.idf, a.idf); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.seq, a.seq)
+	})
 	worth = worth[:min(len(worth), readCount(opts.K))]
 	pool = pool[:len(worth)]
 	for i, w := range worth {
@@ -554,7 +558,14 @@ func rank(ctx context.Context, store *db.Store, cands []Hit, opts Options) ([]Hi
 // boost and the AVOID ordering, and Order ranks those.
 func Best(cands []Hit, opts Options) []Hit {
 	opts.defaults()
-	slices.SortFunc(cands, func(a, b Hit) int {
+	// Positions are sorted, not Hits: a Hit is large, and moving them was
+	// 2% of an orbit precedent's instructions at 1M.
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := &cands[i], &cands[j]
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -563,10 +574,11 @@ func Best(cands []Hit, opts Options) []Hit {
 		}
 		return cmp.Compare(b.Seq, a.Seq)
 	})
-	if n := rankCount(opts.K); len(cands) > n {
-		cands = cands[:n]
+	best := make([]Hit, min(len(order), rankCount(opts.K)))
+	for i := range best {
+		best[i] = cands[order[i]]
 	}
-	return Order(cands, opts)
+	return Order(best, opts)
 }
 
 // surface keeps the k best of cands (sorted best first). In Surface mode,
