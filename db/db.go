@@ -119,28 +119,31 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 }
 
 // SmallCache shrinks the page cache of the store's connection to
-// smallCacheKiB until restore is called (a writable store has one
+// smallCachePages until restore is called (a writable store has one
 // connection; on a pool it reaches one of them, which only costs speed).
 // A search that reads a few hundred scattered pages once each gains
-// nothing from SQLite's default 2 MB: with 16 KiB pages every page read
-// into it is fresh memory, and a process pays a page fault for each 4 KiB
-// of it; recycling a few pages instead cut orbit precedent's CPU by about
-// a fifth at 1M decisions.
+// nothing from SQLite's default 2 MB: every page read into it is fresh
+// memory, and a process pays a page fault for each 4 KiB of it; recycling
+// a few pages instead cut orbit precedent's CPU by about a fifth at 1M
+// decisions.
 func (s *Store) SmallCache(ctx context.Context) (restore func(), err error) {
-	var kib int64
-	if err := s.DB.GetContext(ctx, &kib, `PRAGMA cache_size`); err != nil {
+	var size int64
+	if err := s.DB.GetContext(ctx, &size, `PRAGMA cache_size`); err != nil {
 		return nil, err
 	}
-	if _, err := s.DB.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -smallCacheKiB)); err != nil {
+	if _, err := s.DB.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, smallCachePages)); err != nil {
 		return nil, err
 	}
 	// Restoring is best effort: the size only decides how fast the
 	// connection reads.
-	return func() { _, _ = s.DB.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, kib)) }, nil
+	return func() { _, _ = s.DB.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, size)) }, nil
 }
 
-// smallCacheKiB is SmallCache's page cache: 8 pages of 16 KiB.
-const smallCacheKiB = 128
+// smallCachePages is SmallCache's page cache, in pages whatever their size
+// (a positive cache_size counts pages). 8: with 4 KiB pages, 32 pages took
+// 0.29 ms more CPU per orbit precedent at 1M (60 fewer page faults for 44
+// more reads of the file, which the OS has cached).
+const smallCachePages = 8
 
 // openTimeout bounds how long Open waits for another process that holds
 // the database while it creates it (SQLite's busy handler does not run when

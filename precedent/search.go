@@ -230,8 +230,8 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 		return nil, nil, fmt.Errorf("precedent: search: %w", err)
 	}
 	defer rows.Close()
-	var pool []int64
-	var held []uint64
+	pool := make([]int64, 0, n)
+	held := make([]uint64, 0, n)
 	for rows.Next() {
 		var s, j int64
 		if err := rows.Scan(&s, &j); err != nil {
