@@ -591,6 +591,10 @@ type Candidate struct {
 	Reason     string `db:"reason"`
 	NextAction string `db:"next_action"`
 	Context    string `db:"context"`
+	// Iteration and Decision complete what a table of hits shows (read by
+	// the project's index; a hub reads each hit in full).
+	Iteration int64  `db:"iteration"`
+	Decision  string `db:"decision"`
 }
 
 // Candidates returns the decisions at the given journal positions as
@@ -605,7 +609,7 @@ func (s *Store) Candidates(ctx context.Context, seqs []int64) ([]Candidate, erro
 		return nil, err
 	}
 	rows, err := s.DB.QueryContext(ctx, `SELECT d.seq, d.id, d.category, coalesce(o.outcome, 'PENDING') AS outcome,
-			d.input, d.reason, d.next_action, d.context
+			d.input, d.reason, d.next_action, d.context, d.iteration, d.decision
 		FROM decisions d LEFT JOIN decision_outcomes o ON o.decision_id = d.id
 		WHERE d.seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM decision_voids v WHERE v.decision_id = d.id AND v.void)`, string(arr))
 	if err != nil {
@@ -616,7 +620,7 @@ func (s *Store) Candidates(ctx context.Context, seqs []int64) ([]Candidate, erro
 	out := make([]Candidate, 0, len(seqs))
 	for rows.Next() {
 		var c Candidate
-		if err := rows.Scan(&c.Seq, &c.ID, &c.Category, &c.Outcome, &c.Input, &c.Reason, &c.NextAction, &c.Context); err != nil {
+		if err := rows.Scan(&c.Seq, &c.ID, &c.Category, &c.Outcome, &c.Input, &c.Reason, &c.NextAction, &c.Context, &c.Iteration, &c.Decision); err != nil {
 			return nil, fmt.Errorf("read decisions: %w", err)
 		}
 		out = append(out, c)

@@ -65,6 +65,11 @@ type Options struct {
 	// Skip is a decision never returned (the one just made, whose
 	// precedents are asked for).
 	Skip string
+	// Brief fills each hit with what a table of hits shows (ID,
+	// iteration, category, decision, outcome, AVOID, score, input and
+	// reason) and nothing more: Search does not read the hits' rows in full
+	// (their evidence, timestamps, the rest of the decision).
+	Brief bool
 }
 
 // MaxK bounds how many hits one search returns.
@@ -131,6 +136,9 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 	cands, err := score(ctx, idx, tokens, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Brief {
+		return Best(cands, opts), nil
 	}
 	return rank(ctx, store, cands, opts)
 }
@@ -275,7 +283,8 @@ func QueryTerms(query string) []string {
 const maxTerms = 16
 
 // score returns the decisions it scored by bm25 (Score: higher is better),
-// with what ranking needs of each (Seq, ID, Category, Outcome).
+// with what ranking needs of each (Seq, ID, Category, Outcome) and what a
+// brief hit shows (see Options.Brief).
 //
 // FTS5's own bm25() counts, before it scores a row, every row that holds
 // each query term: on 1M decisions a common word costs tens of
@@ -387,6 +396,7 @@ func score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 		}
 		h := Hit{Score: s, Seq: d.Seq}
 		h.ID, h.Category, h.Outcome = d.ID, d.Category, d.Outcome
+		h.Iteration, h.Decision.Decision, h.Input, h.Reason = d.Iteration, d.Decision, d.Input, d.Reason
 		scored = append(scored, h)
 	}
 	return scored, nil

@@ -109,7 +109,9 @@ func precedentRun(ctx context.Context, opts *precedentOptions) error {
 	if err != nil {
 		return err
 	}
-	popts := precedent.Options{K: opts.K, Category: opts.Category}
+	// Piped, the table shows no more than a brief hit holds: the hits'
+	// rows are not read in full (JSON and a terminal show more).
+	popts := precedent.Options{K: opts.K, Category: opts.Category, Brief: !opts.JSON.on && !f.IO.OutTTY}
 	switch {
 	case opts.IncludeIncorrect:
 		popts.Incorrect = precedent.Include
