@@ -203,8 +203,11 @@ func (b *TextBuilder) Add(ctx context.Context, rows []TextRow) error {
 		return fmt.Errorf("bulk load: %w", err)
 	}
 	defer st.Close()
+	// Each row without ctx's cancellation (as Tx.stmt's): the commit
+	// still stops on it.
+	rowCtx := context.WithoutCancel(ctx)
 	for _, r := range rows {
-		if _, err := st.ExecContext(ctx, r.Seq, r.Input, r.Reason, r.NextAction, r.Context); err != nil {
+		if _, err := st.ExecContext(rowCtx, r.Seq, r.Input, r.Reason, r.NextAction, r.Context); err != nil {
 			return fmt.Errorf("bulk load: index text of decision %d: %w", r.Seq, err)
 		}
 	}

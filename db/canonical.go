@@ -115,11 +115,11 @@ func (tx *Tx) confidenceText(ctx context.Context, c float64) (string, bool, erro
 	if ok || full || math.IsNaN(c) {
 		return text, ok, nil
 	}
-	st, err := tx.stmt(ctx, `SELECT `+confidenceTextSQL("?1"))
+	st, rowCtx, err := tx.stmt(ctx, `SELECT `+confidenceTextSQL("?1"))
 	if err != nil {
 		return "", false, err
 	}
-	if err := st.QueryRowContext(ctx, c).Scan(&text); err != nil {
+	if err := st.QueryRowContext(rowCtx, c).Scan(&text); err != nil {
 		return "", false, fmt.Errorf("render confidence %v: %w", c, err)
 	}
 	confidenceTexts.Lock()

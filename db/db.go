@@ -359,21 +359,29 @@ type Tx struct {
 	canon []byte
 }
 
-// stmt returns the prepared statement for query, preparing it once per
-// transaction.
-func (tx *Tx) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+// stmt returns the prepared statement for query, a statement run once per
+// row of a batch, preparing it once per transaction, and the context to run
+// it in: ctx without its cancellation, so that the driver does not start a
+// goroutine per statement to watch ctx (4% of an import's CPU, and as much
+// again scheduling them). A cancelled ctx still stops the batch: stmt
+// returns its error, and so do the batch's other statements and its commit.
+func (tx *Tx) stmt(ctx context.Context, query string) (*sqlx.Stmt, context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	rowCtx := context.WithoutCancel(ctx)
 	if st, ok := tx.stmts[query]; ok {
-		return st, nil
+		return st, rowCtx, nil
 	}
 	st, err := tx.PreparexContext(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("prepare %.40q: %w", query, err)
+		return nil, nil, fmt.Errorf("prepare %.40q: %w", query, err)
 	}
 	if tx.stmts == nil {
 		tx.stmts = map[string]*sqlx.Stmt{}
 	}
 	tx.stmts[query] = st
-	return st, nil
+	return st, rowCtx, nil
 }
 
 func (tx *Tx) close() {

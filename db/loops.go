@@ -131,31 +131,31 @@ const insertLoopEvent = `INSERT INTO loop_events (file_id, loop_ref, line, at, k
 // the event says (fields the event leaves empty keep their value), and the
 // event is added.
 func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) error {
-	up, err := tx.stmt(ctx, upsertLoop)
+	up, rowCtx, err := tx.stmt(ctx, upsertLoop)
 	if err != nil {
 		return err
 	}
-	if err := up.QueryRowxContext(ctx, l.Framework, l.LoopID, l.Path, l.Title, l.Status, l.NativeStatus, l.Iteration, l.MaxIterations,
+	if err := up.QueryRowxContext(rowCtx, l.Framework, l.LoopID, l.Path, l.Title, l.Status, l.NativeStatus, l.Iteration, l.MaxIterations,
 		l.UpdatedAt, l.BudgetUsed, l.BudgetLimit).Scan(&l.ID); err != nil {
 		return fmt.Errorf("index loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
-	ins, err := tx.stmt(ctx, insertLoopEvent)
+	ins, rowCtx, err := tx.stmt(ctx, insertLoopEvent)
 	if err != nil {
 		return err
 	}
 	e.LoopRef = l.ID
-	res, err := ins.ExecContext(ctx, e.FileID, e.LoopRef, e.Line, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
+	res, err := ins.ExecContext(rowCtx, e.FileID, e.LoopRef, e.Line, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
 	if err != nil {
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
 	if e.Seq, err = res.LastInsertId(); err != nil {
 		return err
 	}
-	up2, err := tx.stmt(ctx, `UPDATE loops SET last_event = ?, events = events + 1 WHERE id = ?`)
+	up2, rowCtx, err := tx.stmt(ctx, `UPDATE loops SET last_event = ?, events = events + 1 WHERE id = ?`)
 	if err != nil {
 		return err
 	}
-	if _, err := up2.ExecContext(ctx, e.Seq, l.ID); err != nil {
+	if _, err := up2.ExecContext(rowCtx, e.Seq, l.ID); err != nil {
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
 	return nil
