@@ -276,17 +276,13 @@ var insertDecision = func() string {
 // InsertDecision adds d and its full-text entry. It reports false, and
 // changes nothing, when a decision with the same id is already indexed.
 func (tx *Tx) InsertDecision(ctx context.Context, d *DecisionRow) (bool, error) {
-	st, rowCtx, err := tx.stmt(ctx, insertDecision)
-	if err != nil {
-		return false, err
-	}
 	raw, err := tx.storedRaw(ctx, d)
 	if err != nil {
 		return false, err
 	}
 	// DecisionStoredSQL's columns, in decisionParams' order, with what Go
 	// stores for each (held to the SQL by codes_internal_test.go).
-	res, err := st.ExecContext(rowCtx, d.ID, d.FileID, d.Line, d.LineEnd-d.Line, d.ByteOffset, d.Iteration, storedTSText(d.TS, d.TSNS), d.TSNS,
+	res, err := tx.execRow(ctx, insertDecision, d.ID, d.FileID, d.Line, d.LineEnd-d.Line, d.ByteOffset, d.Iteration, storedTSText(d.TS, d.TSNS), d.TSNS,
 		Code("tier", d.Tier), Code("depth", d.Depth), Code("category", d.Category), d.Input, Code("decision", d.Decision), d.Reason,
 		d.NextAction, Code("verification", d.Verification), d.RetroPrevID, Code("retro_outcome", d.RetroOutcome),
 		confidenceCode(d.Confidence), d.Requestor, d.Context, d.RequestID, raw)
@@ -347,11 +343,7 @@ const insertEvent = `INSERT INTO outcome_events (decision_id, outcome_code, at_n
 
 // InsertEvent appends an outcome event.
 func (tx *Tx) InsertEvent(ctx context.Context, e *EventRow) error {
-	st, rowCtx, err := tx.stmt(ctx, insertEvent)
-	if err != nil {
-		return err
-	}
-	res, err := st.ExecContext(rowCtx, e.DecisionID, Code("outcome", e.Outcome), e.AtNS, e.SrcRank, storedEventTSText(e.TS, e.AtNS), e.Evidence,
+	res, err := tx.execRow(ctx, insertEvent, e.DecisionID, Code("outcome", e.Outcome), e.AtNS, e.SrcRank, storedEventTSText(e.TS, e.AtNS), e.Evidence,
 		e.FileID, e.Line, e.RecordedBy, e.Raw)
 	if err != nil {
 		return fmt.Errorf("index outcome of %s: %w", e.DecisionID, err)
@@ -364,11 +356,7 @@ const insertVoid = `INSERT INTO void_events (decision_id, void, at_ns, ts, evide
 
 // InsertVoid appends a void event.
 func (tx *Tx) InsertVoid(ctx context.Context, v *VoidRow) error {
-	st, rowCtx, err := tx.stmt(ctx, insertVoid)
-	if err != nil {
-		return err
-	}
-	res, err := st.ExecContext(rowCtx, v.DecisionID, v.Void, v.AtNS, v.TS, v.Evidence, v.FileID, v.Line, v.Raw)
+	res, err := tx.execRow(ctx, insertVoid, v.DecisionID, v.Void, v.AtNS, v.TS, v.Evidence, v.FileID, v.Line, v.Raw)
 	if err != nil {
 		return fmt.Errorf("index void of %s: %w", v.DecisionID, err)
 	}
@@ -381,11 +369,7 @@ const insertFinding = `INSERT INTO findings (file_id, line, line_end, byte_offse
 
 // InsertFinding records a rejected line or a remark about an accepted one.
 func (tx *Tx) InsertFinding(ctx context.Context, f *FindingRow) error {
-	st, rowCtx, err := tx.stmt(ctx, insertFinding)
-	if err != nil {
-		return err
-	}
-	if _, err := st.ExecContext(rowCtx, f.FileID, f.Line, f.LineEnd, f.ByteOffset, f.Length, f.Severity, f.Code, f.RecordID, f.Message, f.Excerpt); err != nil {
+	if _, err := tx.execRow(ctx, insertFinding, f.FileID, f.Line, f.LineEnd, f.ByteOffset, f.Length, f.Severity, f.Code, f.RecordID, f.Message, f.Excerpt); err != nil {
 		return fmt.Errorf("record finding at line %d: %w", f.Line, err)
 	}
 	return nil
