@@ -191,27 +191,22 @@ func (s *Store) NewTextBuilder(ctx context.Context) (*TextBuilder, error) {
 	return b, nil
 }
 
-// Add indexes rows in one transaction.
+// Add indexes rows in one transaction (the index's way: Store.InTx,
+// Tx.execRow).
 func (b *TextBuilder) Add(ctx context.Context, rows []TextRow) error {
-	tx, err := b.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("bulk load: %w", err)
-	}
-	defer tx.Rollback()
-	st, err := tx.PreparexContext(ctx, insertText)
-	if err != nil {
-		return fmt.Errorf("bulk load: %w", err)
-	}
-	defer st.Close()
-	// Each row without ctx's cancellation (as Tx.stmt's): the commit
-	// still stops on it.
-	rowCtx := context.WithoutCancel(ctx)
-	for _, r := range rows {
-		if _, err := st.ExecContext(rowCtx, r.Seq, r.Input, r.Reason, r.NextAction, r.Context); err != nil {
-			return fmt.Errorf("bulk load: index text of decision %d: %w", r.Seq, err)
+	scratch := Store{DB: b.db, Path: b.path}
+	err := scratch.InTx(ctx, func(tx *Tx) error {
+		for _, r := range rows {
+			if _, err := tx.execRow(ctx, insertText, r.Seq, r.Input, r.Reason, r.NextAction, r.Context); err != nil {
+				return fmt.Errorf("index text of decision %d: %w", r.Seq, err)
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bulk load: %w", err)
 	}
-	return tx.Commit()
+	return nil
 }
 
 // Merge merges the scratch full-text index into one segment (as
