@@ -273,6 +273,11 @@ func TestOpenJournalModeWAL(t *testing.T) {
 	}{
 		{pragma: "foreign_keys", want: 1},
 		{pragma: "busy_timeout", want: 10000},
+		{pragma: "synchronous", want: 1}, // NORMAL
+		// Set before the journal mode, which fixes it once the file
+		// exists: with the pragmas in the driver's sorted list, WAL came
+		// first and every index had 4 KiB pages.
+		{pragma: "page_size", want: 16384},
 	} {
 		if got := queryInt(t, store, "PRAGMA "+tt.pragma); got != tt.want {
 			t.Errorf("PRAGMA %s = %d; want %d", tt.pragma, got, tt.want)
