@@ -620,8 +620,17 @@ func (s *Store) Candidates(ctx context.Context, seqs []int64) ([]Candidate, erro
 	out := make([]Candidate, 0, len(seqs))
 	for rows.Next() {
 		var c Candidate
-		if err := rows.Scan(&c.Seq, &c.ID, &c.Category, &c.Outcome, &c.Input, &c.Reason, &c.NextAction, &c.Context, &c.Iteration, &c.Decision); err != nil {
+		// The integers into anys: database/sql copies an int64 into an
+		// *int64 by reflection.
+		var seq, iteration any
+		if err := rows.Scan(&seq, &c.ID, &c.Category, &c.Outcome, &c.Input, &c.Reason, &c.NextAction, &c.Context, &iteration, &c.Decision); err != nil {
 			return nil, fmt.Errorf("read decisions: %w", err)
+		}
+		var ok, oki bool
+		c.Seq, ok = seq.(int64)
+		c.Iteration, oki = iteration.(int64)
+		if !ok || !oki {
+			return nil, fmt.Errorf("read decisions: seq %v and iteration %v are not integers", seq, iteration)
 		}
 		out = append(out, c)
 	}

@@ -241,9 +241,16 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 	pool := make([]int64, 0, n)
 	held := make([]uint64, 0, n)
 	for rows.Next() {
-		var s, j int64
-		if err := rows.Scan(&s, &j); err != nil {
+		// Scanned into anys: database/sql copies an int64 into an *int64
+		// by reflection.
+		var sv, jv any
+		if err := rows.Scan(&sv, &jv); err != nil {
 			return nil, nil, fmt.Errorf("precedent: search: %w", err)
+		}
+		s, ok := sv.(int64)
+		j, okj := jv.(int64)
+		if !ok || !okj {
+			return nil, nil, fmt.Errorf("precedent: search: rowid %v and word %v are not integers", sv, jv)
 		}
 		if len(pool) == 0 || pool[len(pool)-1] != s {
 			if len(pool) == n {
