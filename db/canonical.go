@@ -55,6 +55,14 @@ func appendField(b []byte, key, v string) []byte {
 	return appendJSONQuote(append(b, key...), v)
 }
 
+// jsonPlain marks the bytes json_quote copies as they are.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONQuote is SQLite's json_quote of a text value (jsonAppendString):
 // '"' and '\' escaped with a backslash; the control characters below 0x20
 // as \b, \t, \n, \f, \r or \u00xx (lower-case hex); every other byte as it
@@ -64,7 +72,7 @@ func appendJSONQuote(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if jsonPlain[c] {
 			continue
 		}
 		b = append(b, s[start:i]...)

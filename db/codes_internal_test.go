@@ -64,7 +64,11 @@ func TestStoredGoAgreesWithSQL(t *testing.T) {
 		same(fmt.Sprint("confidence ", c), confidenceCode(sql.NullFloat64{Float64: c, Valid: true}), eval(ConfidenceCodeSQL("?1"), c))
 	}
 	same("no confidence", confidenceCode(sql.NullFloat64{}), eval(ConfidenceCodeSQL("?1"), nil))
-	for _, ns := range []int64{0, 1772964166e9, 1772964166e9 + 5e8, math.MaxInt64, -1e9, -1} {
+	nss := []int64{0, 1772964166e9, 1772964166e9 + 5e8, math.MaxInt64, -1e9, -1, 951782400e9 /* 2000-02-29 */}
+	for range 200 {
+		nss = append(nss, r.Int64())
+	}
+	for _, ns := range nss {
 		canon := eval(`strftime('%Y-%m-%dT%H:%M:%SZ', ?1 / 1000000000, 'unixepoch')`, ns)
 		for _, ts := range []any{canon, "", "2026-03-08T10:02:46+00:00"} {
 			text, _ := ts.(string)

@@ -165,9 +165,14 @@ type candidate struct {
 	exact bool
 }
 
+// seenRecord is a record's text and where it stands (file:line, formatted
+// only for a conflict's message).
 type seenRecord struct {
-	text, where string
+	text, file string
+	line       int64
 }
+
+func (r seenRecord) where() string { return fmt.Sprintf("%s:%d", r.file, r.line) }
 
 func (im *importer) sync(ctx context.Context) error {
 	rep, err := im.ix.Sync(ctx, SyncOptions{})
@@ -189,9 +194,14 @@ func (im *importer) flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	size := 0
+	for _, c := range im.batch {
+		size += len(c.line) + 1
+	}
 	var buf bytes.Buffer
-	known := &decodedLines{kind: KindDecisions}
-	inBatch := map[string]seenRecord{}
+	buf.Grow(size)
+	known := &decodedLines{kind: KindDecisions, texts: make([]string, 0, len(im.batch)), recs: make([]Decoded, 0, len(im.batch))}
+	inBatch := make(map[string]seenRecord, len(im.batch))
 	for _, c := range im.batch {
 		prev, found := im.seen[c.id]
 		if !found {
@@ -199,7 +209,7 @@ func (im *importer) flush(ctx context.Context) error {
 		}
 		if !found {
 			if r, ok := indexed[c.id]; ok {
-				prev, found = seenRecord{text: r.Raw, where: fmt.Sprintf("%s:%d", im.ix.DecisionsFile(), r.Line)}, true
+				prev, found = seenRecord{text: r.Raw, file: im.ix.DecisionsFile(), line: r.Line}, true
 			}
 		}
 		if found {
@@ -209,11 +219,11 @@ func (im *importer) flush(ctx context.Context) error {
 			}
 			c.file.Conflicts++
 			im.rep.Problems = append(im.rep.Problems, Problem{File: c.file.Path, Line: c.c.Line, LineEnd: c.c.LineEnd, Severity: SevError, Code: CodeConflict, RecordID: c.id,
-				Message: fmt.Sprintf("id %q is already in the journal (%s) with different content; not imported", c.id, prev.where)})
+				Message: fmt.Sprintf("id %q is already in the journal (%s) with different content; not imported", c.id, prev.where())})
 			continue
 		}
 		c.file.Appended++
-		here := seenRecord{text: c.line, where: fmt.Sprintf("%s:%d", c.file.Path, c.c.Line)}
+		here := seenRecord{text: c.line, file: c.file.Path, line: int64(c.c.Line)}
 		if im.opts.DryRun {
 			im.seen[c.id] = here
 			continue
