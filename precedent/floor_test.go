@@ -3,6 +3,7 @@ package precedent
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,35 @@ func TestMergedPoolChangesNothing(t *testing.T) {
 			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
 				t.Fatalf("pool %d, %s %q: merged\n%s\nword by word\n%s", pool, q.ID, q.Query, g, w)
 			}
+		}
+	}
+}
+
+// The merged pool's statement sorts nothing: SQLite merges the words'
+// lists in the order FTS5 walks them, newest first, and stops when the
+// pool is read. A sort (a temporary B-tree) would read every word's whole
+// list, hundreds of thousands of rows at 1M decisions.
+func TestMergedPoolSortsNothing(t *testing.T) {
+	lines, _ := loadCorpus(t)
+	store := evalIndex(t, lines, 100)
+	for _, words := range []int{1, 2, 7, maxTerms} {
+		rows, err := store.DB.Query("EXPLAIN QUERY PLAN "+poolSQL(words), make([]any, words)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "TEMP B-TREE") || strings.Count(text, "SCAN decisions_fts") != words {
+			t.Errorf("%d words: plan\n%s\nwants one FTS5 scan per word and no sort", words, text)
 		}
 	}
 }
