@@ -2,6 +2,7 @@ package precedent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -126,5 +127,37 @@ func TestMergedPoolSortsNothing(t *testing.T) {
 		if strings.Contains(text, "TEMP B-TREE") || strings.Count(text, "SCAN decisions_fts") != words {
 			t.Errorf("%d words: plan\n%s\nwants one FTS5 scan per word and no sort", words, text)
 		}
+	}
+}
+
+// cancelling cancels the search's context once the totals are read.
+type cancelling struct {
+	*localIndex
+	cancel context.CancelFunc
+}
+
+func (c cancelling) Totals(ctx context.Context) (int64, float64, error) {
+	defer c.cancel()
+	return c.localIndex.Totals(ctx)
+}
+
+// The local index runs its statements without the caller's cancellation,
+// but a search still stops between them once the context is done, and a
+// search asked with a done context reads nothing.
+func TestSearchStopsWhenCancelled(t *testing.T) {
+	lines, queries := loadCorpus(t)
+	store := evalIndex(t, lines, 0)
+	q := queries[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := Options{K: 3}
+	opts.defaults()
+	if _, err := score(ctx, cancelling{&localIndex{store: store}, cancel}, QueryTerms(q.Query), opts); !errors.Is(err, context.Canceled) {
+		t.Errorf("search cancelled after the totals: err %v, want context.Canceled", err)
+	}
+	if hits, err := Search(ctx, store, q.Query, Options{}); !errors.Is(err, context.Canceled) || hits != nil {
+		t.Errorf("search with a cancelled context: %d hits, err %v; want none, context.Canceled", len(hits), err)
+	}
+	if hits, err := Search(context.Background(), store, q.Query, Options{}); err != nil || len(hits) == 0 {
+		t.Fatalf("search: %d hits, err %v; want some (the query must match for this test to mean anything)", len(hits), err)
 	}
 }
