@@ -54,6 +54,15 @@ func OpenAppender(root, path string) (*Appender, error) {
 // left by a write cut short), the write starts with one, so that the fragment
 // stays on a line of its own and never swallows the first new record.
 func (a *Appender) Append(lines []byte) error {
+	if err := a.Write(lines); err != nil {
+		return err
+	}
+	return a.Sync()
+}
+
+// Write is Append without the fsync: the lines are in the file, and Sync
+// makes them durable.
+func (a *Appender) Write(lines []byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -71,7 +80,13 @@ func (a *Appender) Append(lines []byte) error {
 	if _, err := a.f.Write(lines); err != nil {
 		return fmt.Errorf("append %s: %w", a.path, err)
 	}
-	if err := a.f.Sync(); err != nil {
+	return nil
+}
+
+// Sync fsyncs the file, and the directory it was created in the first
+// time.
+func (a *Appender) Sync() error {
+	if err := fsync(a.f); err != nil {
 		return fmt.Errorf("append %s: fsync: %w", a.path, err)
 	}
 	if a.created {
@@ -82,6 +97,9 @@ func (a *Appender) Append(lines []byte) error {
 	}
 	return nil
 }
+
+// fsync is (*os.File).Sync (a variable for the tests).
+var fsync = (*os.File).Sync
 
 // endsFresh reports whether the file is empty or ends in a newline.
 func (a *Appender) endsFresh() (bool, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orbit-loop/orbit/db"
 	"github.com/orbit-loop/orbit/internal/golden"
@@ -298,5 +299,53 @@ func TestBulkImportCutShortThenMigrated(t *testing.T) {
 	e.sync()
 	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
 		t.Errorf("the index after the migration and a sync differs from sync's:\n%s", golden.FirstDiff(got, want))
+	}
+}
+
+// An import's sync indexes the lines it appended while their fsync runs,
+// and commits only after it: an fsync that fails leaves them unindexed
+// (the index is never ahead of the journal), and a slow one holds the
+// commit back.
+func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
+	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	e := newTestEnv(t)
+	failed := errors.New("fsync failed")
+	var fsyncs int
+	fsync = func(f *os.File) error {
+		fsyncs++
+		// The index holds nothing of this flush yet, even after the
+		// time its inserts take: read by another connection while the
+		// import's transaction is open.
+		time.Sleep(500 * time.Millisecond)
+		other, err := db.Open(e.ctx, e.proj.DB, db.Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer other.Close()
+		var n int
+		if err := other.DB.Get(&n, `SELECT count(*) FROM decisions`); err != nil {
+			return err
+		}
+		if want := (fsyncs - 1) * importFlushRecords; n != want {
+			t.Errorf("fsync %d: the index holds %d decisions before the journal's lines are durable; want %d", fsyncs, n, want)
+		}
+		if fsyncs == 2 {
+			return failed
+		}
+		return f.Sync()
+	}
+	t.Cleanup(func() { fsync = (*os.File).Sync })
+	if _, err := e.ix.Import(e.ctx, []string{src}, ImportOptions{}); !errors.Is(err, failed) {
+		t.Fatalf("Import: %v; want the failed fsync", err)
+	}
+	var n int
+	if err := e.store.DB.Get(&n, `SELECT count(*) FROM decisions`); err != nil || n != importFlushRecords {
+		t.Fatalf("the index holds %d decisions (%v) after the second flush's fsync failed; want the first flush's %d", n, err, importFlushRecords)
+	}
+	// The lines are in the file: the next sync indexes them.
+	fsync = (*os.File).Sync
+	e.sync()
+	if got, want := e.bulkDump(), syncedDump(t, e.read(project.DecisionsFile)); got != want {
+		t.Errorf("the index after the next sync differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }

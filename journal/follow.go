@@ -150,6 +150,10 @@ type Index struct {
 	decoded *decodedLines
 	// bulk is the bulk load of the full-text index an import runs.
 	bulk *bulkText
+	// appended, while set, is the fsync of lines import has just written:
+	// a sync batch indexes them meanwhile and waits for it before it
+	// commits, so that the index is never ahead of the journal.
+	appended *pendingSync
 }
 
 // NewIndex couples a project with its open store, following every file
@@ -492,6 +496,11 @@ func (ix *Index) syncBatch(ctx context.Context, spec FileSpec, opts SyncOptions,
 			st.Size = -1
 		}
 		st.SyncedAt = time.Now().UTC().Format(time.RFC3339Nano)
+		if ix.appended != nil {
+			if err := ix.appended.wait(); err != nil {
+				return err
+			}
+		}
 		return tx.SaveFileState(ctx, &st)
 	})
 	if ix.bulk != nil {
