@@ -71,9 +71,23 @@ func TestMatchQuoting(t *testing.T) {
 
 var (
 	fuzzOnce  sync.Once
+	fuzzDir   string
 	fuzzStore *db.Store
 	fuzzErr   error
 )
+
+// TestMain removes testIndex's directory, which outlives every test that
+// shares it (each run of the package left one behind).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fuzzStore != nil {
+		fuzzStore.Close()
+	}
+	if fuzzDir != "" {
+		os.RemoveAll(fuzzDir)
+	}
+	os.Exit(code)
+}
 
 // testIndex builds a small index of synthetic decisions once.
 func testIndex(tb testing.TB) *db.Store {
@@ -84,6 +98,7 @@ func testIndex(tb testing.TB) *db.Store {
 			fuzzErr = err
 			return
 		}
+		fuzzDir = dir
 		os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
 		f, err := os.Create(filepath.Join(dir, project.DecisionsFile))
 		if err != nil {
