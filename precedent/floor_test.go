@@ -35,28 +35,10 @@ func (c counting) Holders(ctx context.Context, words []string, from, before int6
 func TestHolderFloorChangesNothing(t *testing.T) {
 	lines, queries := loadCorpus(t)
 	store := evalIndex(t, lines, 0)
-	ctx := context.Background()
 	for _, pool := range []int{20, 100, 500} {
 		var bounded, all int
-		for _, q := range queries {
-			tokens := QueryTerms(q.Query)
-			if len(tokens) == 0 {
-				continue
-			}
-			opts := Options{K: 3, Category: q.Category, Pool: pool}
-			opts.defaults()
-			got, err := score(ctx, counting{&localIndex{store: store}, &bounded}, tokens, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := score(ctx, counting{unbounded{&localIndex{store: store}}, &all}, tokens, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
-				t.Fatalf("pool %d, %s %q: with the floor\n%s\nwithout\n%s", pool, q.ID, q.Query, g, w)
-			}
-		}
+		sameScores(t, queries, pool, "with the floor", counting{&localIndex{store: store}, &bounded},
+			"without", counting{unbounded{&localIndex{store: store}}, &all})
 		t.Logf("pool %d: %d rows read with the floor, %d without", pool, bounded, all)
 		if bounded >= all {
 			t.Errorf("pool %d: the floor read %d rows, no fewer than %d without it", pool, bounded, all)
@@ -72,31 +54,39 @@ func TestHolderFloorChangesNothing(t *testing.T) {
 func TestMergedPoolChangesNothing(t *testing.T) {
 	lines, queries := loadCorpus(t)
 	store := evalIndex(t, lines, 0)
-	ctx := context.Background()
 	var local Index = &localIndex{store: store}
 	if _, ok := local.(pooler); !ok {
 		t.Fatal("the local index does not merge the lists: this test compares nothing")
 	}
 	for _, pool := range []int{1, 20, 100, 500, 5000} {
 		var all int
-		for _, q := range queries {
-			tokens := QueryTerms(q.Query)
-			if len(tokens) == 0 {
-				continue
-			}
-			opts := Options{K: 3, Category: q.Category, Pool: pool}
-			opts.defaults()
-			got, err := score(ctx, local, tokens, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := score(ctx, counting{unbounded{&localIndex{store: store}}, &all}, tokens, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
-				t.Fatalf("pool %d, %s %q: merged\n%s\nword by word\n%s", pool, q.ID, q.Query, g, w)
-			}
+		sameScores(t, queries, pool, "merged", local, "word by word", counting{unbounded{&localIndex{store: store}}, &all})
+	}
+}
+
+// sameScores fails unless every query of the corpus scores the same
+// candidates the same with the lookups of got as with those of want, at
+// that pool.
+func sameScores(t *testing.T, queries []corpusQuery, pool int, gotName string, got Index, wantName string, want Index) {
+	t.Helper()
+	ctx := context.Background()
+	for _, q := range queries {
+		tokens := QueryTerms(q.Query)
+		if len(tokens) == 0 {
+			continue
+		}
+		opts := Options{K: 3, Category: q.Category, Pool: pool}
+		opts.defaults()
+		g, err := score(ctx, got, tokens, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := score(ctx, want, tokens, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gs, ws := fmt.Sprintf("%+v", g), fmt.Sprintf("%+v", w); gs != ws {
+			t.Fatalf("pool %d, %s %q: %s\n%s\n%s\n%s", pool, q.ID, q.Query, gotName, gs, wantName, ws)
 		}
 	}
 }
