@@ -92,6 +92,16 @@ func (tx *Tx) BeginBulk(ctx context.Context, owner string) (bool, error) {
 	return true, nil
 }
 
+// BulkOwner returns the owner of the pending bulk load, "" when none is.
+func (s *Store) BulkOwner(ctx context.Context) (string, error) {
+	var owner string
+	err := s.DB.GetContext(ctx, &owner, `SELECT coalesce((SELECT tail_hash FROM journal_files WHERE id = ?), '')`, bulkMarkID)
+	if err != nil {
+		return "", fmt.Errorf("read the bulk load's mark: %w", err)
+	}
+	return owner, nil
+}
+
 // FinishBulkIndexes creates again the indexes a bulk load dropped and
 // deletes their marks. It does nothing when none is pending.
 func (tx *Tx) FinishBulkIndexes(ctx context.Context) error {

@@ -349,3 +349,45 @@ func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
 		t.Errorf("the index after the next sync differs from sync's:\n%s", golden.FirstDiff(got, want))
 	}
 }
+
+// A bulk import finds an id of an earlier flush without asking the index
+// for every id (bulkText.ids), and so skips a repeated record and reports
+// a conflicting one as an import into a non-empty index does.
+func TestBulkImportRepeatedIDs(t *testing.T) {
+	dir := t.TempDir()
+	src := bulkSource(t, dir, importFlushRecords+100)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// In the second flush: gen-3 again, as it is, and gen-4 with another
+	// input.
+	extra := lines[2] + strings.Replace(lines[3], "input of gen-4", "another input", 1)
+	if err := os.WriteFile(src, []byte(string(data)+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var reps []ImportFile
+	for _, empty := range []bool{true, false} {
+		e := newTestEnv(t)
+		if !empty {
+			e.write(project.DecisionsFile, dec("before", 0, 0)+"\n")
+			e.sync()
+		}
+		rep := e.importFiles(ImportOptions{}, src)
+		reps = append(reps, *rep.Files[0])
+		if len(rep.Problems) != 1 || rep.Problems[0].Code != CodeConflict || rep.Problems[0].RecordID != "gen-4" {
+			t.Errorf("empty index %v: problems %+v; want a conflict for gen-4", empty, rep.Problems)
+		}
+		if n := strings.Count(e.read(project.DecisionsFile), `"id":"gen-3"`); n != 1 {
+			t.Errorf("empty index %v: the journal holds gen-3 %d times", empty, n)
+		}
+	}
+	want := ImportFile{Records: importFlushRecords + 102, Appended: importFlushRecords + 100, Skipped: 1, Conflicts: 1}
+	for i, rep := range reps {
+		rep.Path = ""
+		if rep != want {
+			t.Errorf("import %d: %+v; want %+v", i, rep, want)
+		}
+	}
+}

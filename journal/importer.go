@@ -190,6 +190,12 @@ func (im *importer) flush(ctx context.Context) error {
 	for i, c := range im.batch {
 		ids[i] = c.id
 	}
+	if b := im.ix.bulk; b != nil {
+		var err error
+		if ids, err = b.indexed(ctx, im.ix.Store, ids); err != nil {
+			return err
+		}
+	}
 	indexed, err := im.ix.Store.DecisionsByID(ctx, ids)
 	if err != nil {
 		return err
