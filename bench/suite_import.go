@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/orbit-loop/orbit/journal"
 )
 
 // orbitPageSize is the page size orbit creates its index with (db.DSN).
@@ -123,7 +125,7 @@ latest event), with WAL, ` + "`synchronous=NORMAL`" + ` and foreign keys on, as 
 in one transaction with ` + "`.import`" + ` into a temporary table and one ` + "`INSERT … SELECT line->>'$.field'`" + ` per table. orbit
 does more for the same result: it checks every line against seed 000's enumerations, looks each id up for
 idempotent re-imports, appends the lines to the project's own journal (a second copy of the file, written and
-fsynced under the journal's lock) and indexes them in batches of 20,000 records, so that memory stays flat.
+fsynced under the journal's lock) and indexes them in batches of ` + SizeLabel(journal.ImportFlushRecords) + ` records, so that memory stays flat.
 
 `)
 	if len(counts) > 0 {

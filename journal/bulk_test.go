@@ -93,7 +93,7 @@ func withImportFlushHook(tb testing.TB, fn func(flush int) error) {
 // An import into an empty index builds the full-text index on the side and
 // copies it in at the end: the index is the one sync makes.
 func TestBulkImportIndexesAsSyncDoes(t *testing.T) {
-	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	src := bulkSource(t, t.TempDir(), ImportFlushRecords+2500)
 	e := newTestEnv(t)
 	var pending []bool
 	withImportFlushHook(t, func(int) error {
@@ -131,7 +131,7 @@ func TestBulkImportIndexesAsSyncDoes(t *testing.T) {
 func TestBulkImportCutShort(t *testing.T) {
 	for _, at := range []int{1, 2} {
 		t.Run(fmt.Sprintf("after flush %d", at), func(t *testing.T) {
-			src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+			src := bulkSource(t, t.TempDir(), ImportFlushRecords+2500)
 			e := newTestEnv(t)
 			crash := errors.New("crash")
 			withImportFlushHook(t, func(n int) error {
@@ -181,7 +181,7 @@ func TestBulkImportCutShort(t *testing.T) {
 				t.Errorf("the scratch database a crash left is still there: %v", err)
 			}
 			journal := e.read(project.DecisionsFile)
-			want := importFlushRecords
+			want := ImportFlushRecords
 			if at == 2 {
 				want += 2500
 			}
@@ -199,7 +199,7 @@ func TestBulkImportCutShort(t *testing.T) {
 // full-text index rebuilt from the decisions so far); the import then
 // indexes the text of the rest itself and copies nothing in.
 func TestBulkImportFinishedByAnotherSync(t *testing.T) {
-	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	src := bulkSource(t, t.TempDir(), ImportFlushRecords+2500)
 	e := newTestEnv(t)
 	withImportFlushHook(t, func(n int) error {
 		if n != 1 {
@@ -272,7 +272,7 @@ func TestBulkPendingFinishedBySyncBatch(t *testing.T) {
 // the indexes it dropped are created as they were, the full-text index
 // rebuilt.
 func TestBulkImportCutShortThenMigrated(t *testing.T) {
-	src := bulkSource(t, t.TempDir(), importFlushRecords+10)
+	src := bulkSource(t, t.TempDir(), ImportFlushRecords+10)
 	e := newTestEnv(t)
 	crash := errors.New("crash")
 	withImportFlushHook(t, func(int) error { return crash })
@@ -307,7 +307,7 @@ func TestBulkImportCutShortThenMigrated(t *testing.T) {
 // (the index is never ahead of the journal), and a slow one holds the
 // commit back.
 func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
-	src := bulkSource(t, t.TempDir(), importFlushRecords+2500)
+	src := bulkSource(t, t.TempDir(), ImportFlushRecords+2500)
 	e := newTestEnv(t)
 	failed := errors.New("fsync failed")
 	var fsyncs int
@@ -326,7 +326,7 @@ func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
 		if err := other.DB.Get(&n, `SELECT count(*) FROM decisions`); err != nil {
 			return err
 		}
-		if want := (fsyncs - 1) * importFlushRecords; n != want {
+		if want := (fsyncs - 1) * ImportFlushRecords; n != want {
 			t.Errorf("fsync %d: the index holds %d decisions before the journal's lines are durable; want %d", fsyncs, n, want)
 		}
 		if fsyncs == 2 {
@@ -339,8 +339,8 @@ func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
 		t.Fatalf("Import: %v; want the failed fsync", err)
 	}
 	var n int
-	if err := e.store.DB.Get(&n, `SELECT count(*) FROM decisions`); err != nil || n != importFlushRecords {
-		t.Fatalf("the index holds %d decisions (%v) after the second flush's fsync failed; want the first flush's %d", n, err, importFlushRecords)
+	if err := e.store.DB.Get(&n, `SELECT count(*) FROM decisions`); err != nil || n != ImportFlushRecords {
+		t.Fatalf("the index holds %d decisions (%v) after the second flush's fsync failed; want the first flush's %d", n, err, ImportFlushRecords)
 	}
 	// The lines are in the file: the next sync indexes them.
 	fsync = (*os.File).Sync
@@ -355,7 +355,7 @@ func TestImportCommitsAfterTheJournalFsync(t *testing.T) {
 // a conflicting one as an import into a non-empty index does.
 func TestBulkImportRepeatedIDs(t *testing.T) {
 	dir := t.TempDir()
-	src := bulkSource(t, dir, importFlushRecords+100)
+	src := bulkSource(t, dir, ImportFlushRecords+100)
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestBulkImportRepeatedIDs(t *testing.T) {
 			t.Errorf("empty index %v: the journal holds gen-3 %d times", empty, n)
 		}
 	}
-	want := ImportFile{Records: importFlushRecords + 102, Appended: importFlushRecords + 100, Skipped: 1, Conflicts: 1}
+	want := ImportFile{Records: ImportFlushRecords + 102, Appended: ImportFlushRecords + 100, Skipped: 1, Conflicts: 1}
 	for i, rep := range reps {
 		rep.Path = ""
 		if rep != want {

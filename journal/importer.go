@@ -15,10 +15,10 @@ import (
 	"github.com/orbit-loop/orbit/project"
 )
 
-// importFlushRecords bounds how many accepted records import holds before it
+// ImportFlushRecords bounds how many accepted records import holds before it
 // appends them to the journal and syncs them: memory stays flat whatever the
 // size of the file, and ids already imported are found in the index.
-const importFlushRecords = 10000
+const ImportFlushRecords = 10000
 
 // ImportOptions tune Import.
 type ImportOptions struct {
@@ -345,7 +345,7 @@ func (im *importer) file(ctx context.Context, path string) error {
 		line := compactLine(text)
 		c.Text = nil
 		im.batch = append(im.batch, candidate{file: fr, c: c, id: p.d.ID, line: line, d: p.d, exact: line == text})
-		if len(im.batch) >= importFlushRecords {
+		if len(im.batch) >= ImportFlushRecords {
 			return im.flush(ctx)
 		}
 		return nil

@@ -78,7 +78,7 @@ func TestImportIndexesAsSyncDoes(t *testing.T) {
 	dir := t.TempDir()
 	var gen bytes.Buffer
 	outcomes := []string{"CORRECT", "INCORRECT", "N/A"}
-	for i := 1; i <= importFlushRecords+2500; i++ {
+	for i := 1; i <= ImportFlushRecords+2500; i++ {
 		id := fmt.Sprintf("gen-%d", i)
 		switch {
 		case i%7 == 0:
@@ -110,10 +110,10 @@ func TestImportIndexesAsSyncDoes(t *testing.T) {
 	imported := newTestEnv(t)
 	imported.write(project.RetroFile, lines(retroLine(0, "pretty-1", "CORRECT")))
 	rep := imported.importFiles(ImportOptions{}, big, pretty, mixed, big)
-	if got := rep.Files[0].Appended; got != importFlushRecords+2500 {
+	if got := rep.Files[0].Appended; got != ImportFlushRecords+2500 {
 		t.Fatalf("appended %d of the generated journal", got)
 	}
-	if got := rep.Files[3].Skipped; got != importFlushRecords+2500 {
+	if got := rep.Files[3].Skipped; got != ImportFlushRecords+2500 {
 		t.Fatalf("re-import skipped %d", got)
 	}
 	if !rep.Failed() {

@@ -71,11 +71,11 @@ func TestLargeLoadsMergeTheTextIndex(t *testing.T) {
 		}
 	})
 
-	// An import syncs after each flush of importFlushRecords: it merges
+	// An import syncs after each flush of ImportFlushRecords: it merges
 	// once at its end, when all its flushes add up to mergeTextAfter.
 	t.Run("import", func(t *testing.T) {
-		mergeTextAfter = importFlushRecords * 3 / 2
-		total := 2*importFlushRecords + 1000
+		mergeTextAfter = ImportFlushRecords * 3 / 2
+		total := 2*ImportFlushRecords + 1000
 		im := newTestEnv(t)
 		src := filepath.Join(t.TempDir(), "src.jsonl")
 		if err := os.WriteFile(src, []byte(journalOf(1, total)), 0o644); err != nil {
@@ -86,7 +86,7 @@ func TestLargeLoadsMergeTheTextIndex(t *testing.T) {
 			t.Fatalf("import indexed %d decisions; want %d", rep.Sync.Decisions, total)
 		}
 		if n := im.textSegments(); n != 1 {
-			t.Errorf("%d segments after importing %d decisions in flushes of %d; want 1", n, total, importFlushRecords)
+			t.Errorf("%d segments after importing %d decisions in flushes of %d; want 1", n, total, ImportFlushRecords)
 		}
 		if got := im.matches("input"); len(got) != total || got[0] != int64(total) || got[total-1] != 1 {
 			t.Errorf("after the import's merge 'input' is in %d decisions; want %d", len(got), total)

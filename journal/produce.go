@@ -39,7 +39,7 @@ const produceBatch = 256
 func produce(ctx context.Context, r *Reader, kind Kind, limit int, fn func(*parsed) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	// Room for the decoder to run a whole import flush ahead of the inserts.
-	ch := make(chan []parsed, importFlushRecords/produceBatch+1)
+	ch := make(chan []parsed, ImportFlushRecords/produceBatch+1)
 	errc := make(chan error, 1)
 	go func() {
 		defer close(ch)
