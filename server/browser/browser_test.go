@@ -242,6 +242,9 @@ func browserWith(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Con
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium makes scratch directories in $TMPDIR and leaves them:
+		// in the test's own, they go with it.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 	}
 	opts = append(opts, more...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
