@@ -120,17 +120,11 @@ func confidenceCode(c sql.NullFloat64) any {
 	return c.Float64
 }
 
-// canonicalTS is SQLite's strftime('%Y-%m-%dT%H:%M:%SZ', ns / 1000000000,
-// 'unixepoch') for the times Go renders alike (1970 on: an int64 of
-// nanoseconds ends in 2262), and false for the others.
-func canonicalTS(ns int64) (string, bool) {
-	var buf [20]byte
-	b, ok := appendCanonicalTS(buf[:0], ns)
-	return string(b), ok
-}
-
-// appendCanonicalTS appends canonicalTS's text to b, digit by digit (an
-// import renders two a line: time.Format was 1% of its instructions).
+// appendCanonicalTS appends to b SQLite's strftime('%Y-%m-%dT%H:%M:%SZ',
+// ns / 1000000000, 'unixepoch') for the times Go renders alike (1970 on: an
+// int64 of nanoseconds ends in 2262), and reports false for the others. It
+// renders digit by digit: an import renders two a line, and time.Format
+// was 1% of its instructions.
 func appendCanonicalTS(b []byte, ns int64) ([]byte, bool) {
 	if ns < 0 {
 		return b, false
@@ -158,7 +152,7 @@ func storedTSText(ts string, ns sql.NullInt64) string {
 	return ts
 }
 
-// isCanonicalTS reports whether ts is canonicalTS's text of ns.
+// isCanonicalTS reports whether ts is appendCanonicalTS's text of ns.
 func isCanonicalTS(ts string, ns int64) bool {
 	var buf [20]byte
 	c, ok := appendCanonicalTS(buf[:0], ns)

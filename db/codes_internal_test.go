@@ -74,7 +74,7 @@ func TestStoredGoAgreesWithSQL(t *testing.T) {
 			text, _ := ts.(string)
 			goTS, goEv := storedTSText(text, sql.NullInt64{Int64: ns, Valid: true}), storedEventTSText(text, ns)
 			sqlTS, sqlEv := eval(TSTextSQL("?1", "?2"), text, ns), eval(EventTSTextSQL("?1", "?2"), text, ns)
-			if _, ok := canonicalTS(ns); !ok {
+			if _, ok := appendCanonicalTS(nil, ns); !ok {
 				if goTS != text || goEv != text {
 					t.Errorf("ts %q at %d (out of Go's range): Go stores %q, %v; want the text", text, ns, goTS, goEv)
 				}
@@ -195,7 +195,7 @@ func hostileDecisions() []DecisionRow {
 // InsertDecision stores, column for column, what DecisionStoredSQL (the
 // benchmark's sqlite3 load) stores for the same fields: the canonical text
 // Go renders is SQLite's, byte for byte, wherever Go says it can tell, so a
-// line is stored as ” exactly when SQL would store it so; where Go cannot
+// line is stored as an empty string exactly when SQL would store it so; where Go cannot
 // tell, it keeps the line (always right). Every line of the repository's
 // journals is one Go can tell.
 func TestInsertDecisionStoresWhatSQLStores(t *testing.T) {

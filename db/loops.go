@@ -139,23 +139,15 @@ func (tx *Tx) InsertLoopEvent(ctx context.Context, l *LoopRow, e *LoopEventRow) 
 		l.UpdatedAt, l.BudgetUsed, l.BudgetLimit).Scan(&l.ID); err != nil {
 		return fmt.Errorf("index loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
-	ins, rowCtx, err := tx.stmt(ctx, insertLoopEvent)
-	if err != nil {
-		return err
-	}
 	e.LoopRef = l.ID
-	res, err := ins.ExecContext(rowCtx, e.FileID, e.LoopRef, e.Line, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
+	res, err := tx.execRow(ctx, insertLoopEvent, e.FileID, e.LoopRef, e.Line, e.At, e.Kind, e.Status, e.NativeStatus, e.Detail, e.Raw)
 	if err != nil {
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
 	if e.Seq, err = res.LastInsertId(); err != nil {
 		return err
 	}
-	up2, rowCtx, err := tx.stmt(ctx, `UPDATE loops SET last_event = ?, events = events + 1 WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	if _, err := up2.ExecContext(rowCtx, e.Seq, l.ID); err != nil {
+	if _, err := tx.execRow(ctx, `UPDATE loops SET last_event = ?, events = events + 1 WHERE id = ?`, e.Seq, l.ID); err != nil {
 		return fmt.Errorf("index event of loop %s %s: %w", l.Framework, l.LoopID, err)
 	}
 	return nil

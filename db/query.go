@@ -69,7 +69,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 }
 
 // decisionSelect reads decisions with their current outcome, without their
-// raw text (” AS raw): every reader but EachDecision's (export) does
+// raw text (an empty string as raw): every reader but EachDecision's (export) does
 // without it, and SQLite parses the SQL that renders it in every process.
 var decisionSelect = decisionColumns("''")
 

@@ -153,7 +153,7 @@ type Index struct {
 	// appended, while set, is the fsync of lines import has just written:
 	// a sync batch indexes them meanwhile and waits for it before it
 	// commits, so that the index is never ahead of the journal.
-	appended *pendingSync
+	appended *pendingFsync
 }
 
 // NewIndex couples a project with its open store, following every file

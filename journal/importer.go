@@ -252,11 +252,11 @@ func (im *importer) flush(ctx context.Context) error {
 	}
 	// The fsync runs while the sync indexes the lines: it waits for it
 	// before it commits them (a 1M import waited 1.2 s for its fsyncs).
-	synced := startSync(im.app)
-	im.ix.decoded, im.ix.appended = known, synced
+	fsynced := startFsync(im.app)
+	im.ix.decoded, im.ix.appended = known, fsynced
 	err = im.sync(ctx)
 	im.ix.decoded, im.ix.appended = nil, nil
-	if serr := synced.wait(); err == nil {
+	if serr := fsynced.wait(); err == nil {
 		err = serr
 	}
 	if err != nil {
@@ -268,14 +268,14 @@ func (im *importer) flush(ctx context.Context) error {
 	return nil
 }
 
-// pendingSync is an Appender's fsync running on its own goroutine.
-type pendingSync struct {
+// pendingFsync is an Appender's fsync running on its own goroutine.
+type pendingFsync struct {
 	done chan struct{}
 	err  error
 }
 
-func startSync(a *Appender) *pendingSync {
-	p := &pendingSync{done: make(chan struct{})}
+func startFsync(a *Appender) *pendingFsync {
+	p := &pendingFsync{done: make(chan struct{})}
 	go func() {
 		p.err = a.Sync()
 		close(p.done)
@@ -284,7 +284,7 @@ func startSync(a *Appender) *pendingSync {
 }
 
 // wait returns the fsync's error once it has ended.
-func (p *pendingSync) wait() error {
+func (p *pendingFsync) wait() error {
 	<-p.done
 	return p.err
 }

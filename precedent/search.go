@@ -130,7 +130,7 @@ func Search(ctx context.Context, store *db.Store, query string, opts Options) ([
 		return nil, nil
 	}
 	idx := &localIndex{store: store}
-	bare, err := uncancelled(ctx)
+	bare, err := db.Uncancelled(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -173,27 +173,17 @@ func Score(ctx context.Context, idx Index, tokens []string, opts Options) ([]Hit
 	return score(ctx, idx, tokens, opts)
 }
 
-// localIndex is a project's own index.
+// localIndex is a project's own index. Its statements run without the
+// caller's cancellation (db.Uncancelled): each is short and bounded (see
+// score), so a search stops between them.
 type localIndex struct {
 	store *db.Store
 	// newest is the newest decision's seq, read with the totals.
 	newest int64
 }
 
-// uncancelled checks ctx, then returns it without its cancellation, for
-// the local index's statements. Each of a search's statements is short and
-// bounded (see score), so a search stops between them; handed a
-// cancellable context, the driver watches it from a goroutine of its own
-// for every statement, which was 2% of an orbit precedent's CPU at 1M.
-func uncancelled(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return context.WithoutCancel(ctx), nil
-}
-
 func (l *localIndex) Totals(ctx context.Context) (int64, float64, error) {
-	ctx, err := uncancelled(ctx)
+	ctx, err := db.Uncancelled(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -206,7 +196,7 @@ func (l *localIndex) Holders(ctx context.Context, words []string, from, before i
 	if before <= 0 {
 		before = math.MaxInt64
 	}
-	ctx, err := uncancelled(ctx)
+	ctx, err := db.Uncancelled(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +241,7 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 	for j, tok := range tokens {
 		args[j] = quote(tok)
 	}
-	ctx, err := uncancelled(ctx)
+	ctx, err := db.Uncancelled(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,7 +279,6 @@ func (l *localIndex) pool(ctx context.Context, tokens []string, n int) ([]int64,
 	return pool, held, nil
 }
 
-// Span counts from the newest decision Totals read: seqs are dense.
 // poolSQL is pool's statement for words words, each a parameter: rowid and
 // word, newest first. Each arm's order is FTS5's own (a test holds the
 // plan free of a sort, which would read every list to its end).
@@ -305,12 +294,14 @@ func poolSQL(words int) string {
 	return q.String()
 }
 
+// Span counts from the newest decision Totals read (score asks the totals
+// first): seqs are dense.
 func (l *localIndex) Span(ctx context.Context, from int64) (int64, error) {
 	return max(l.newest-from+1, 0), nil
 }
 
 func (l *localIndex) Candidates(ctx context.Context, seqs []int64) ([]db.Candidate, error) {
-	ctx, err := uncancelled(ctx)
+	ctx, err := db.Uncancelled(ctx)
 	if err != nil {
 		return nil, err
 	}
